@@ -1,0 +1,62 @@
+# gsync top-level Makefile. See README.md for the commands.
+#
+#   make                 module (against KDIR), userspace tools, host tests
+#   make modules KDIR=…  the module against any kernel build directory
+#   make check           every test stage; ends with "N passed, N failed"
+#   make demo            boot the VM with the nine-city islands
+#   make deps            install the Debian packages the build and tests need
+#
+# VM_PROFILE=fast|debug selects the test kernel (see tests/vm/config/).
+
+SHELL := /bin/bash
+VM_PROFILE ?= fast
+GSYNC_CACHE ?= /var/cache/gsync
+export VM_PROFILE GSYNC_CACHE
+
+# Default KDIR: the harness's test kernel if built, else the running kernel's.
+KDIR ?= $(shell tests/vm/build-kernel --if-built 2>/dev/null || echo /lib/modules/$$(uname -r)/build)
+
+# Out-of-tree builds put objects next to the sources; to build the same
+# sources against several kernels (test kernel, Debian 6.1 and 6.12 headers)
+# each kernel gets its own copy under build/modules/<hash of KDIR>/.
+MODDIR = build/modules/$(shell echo '$(abspath $(KDIR))' | sha256sum | cut -c1-12)
+MODULE_SRCS := Kbuild $(shell find kmod uapi -name '*.[ch]' -o -name Kbuild)
+
+USERSPACE_DIRS := $(patsubst %/Makefile,%,$(wildcard userspace/*/Makefile xrt_kernels/Makefile))
+
+.PHONY: all modules modules-dir userspace check demo deps clean checkpatch
+
+all: userspace
+	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory modules; \
+	else echo "make: no kernel build directory at $(KDIR); skipping the module (set KDIR=...)"; fi
+
+modules: $(MODULE_SRCS)
+	@test -d "$(KDIR)" || { echo "KDIR=$(KDIR) is not a kernel build directory" >&2; exit 1; }
+	@mkdir -p $(MODDIR)
+	@rsync -a --delete --include='*/' --include='*.[ch]' --include=Kbuild \
+		--exclude='*' Kbuild kmod uapi $(MODDIR)/
+	$(MAKE) -C $(KDIR) M=$(abspath $(MODDIR)) W=1 modules
+	@echo "module: $(MODDIR)/kmod/gsync.ko"
+
+# Print where `make modules` puts gsync.ko for this KDIR (used by scripts).
+modules-dir:
+	@echo $(abspath $(MODDIR))
+
+userspace:
+	@for d in $(USERSPACE_DIRS); do $(MAKE) --no-print-directory -C $$d || exit 1; done
+
+check:
+	@tests/check
+
+demo:
+	@tests/demo
+
+deps:
+	@tests/deps
+
+checkpatch:
+	@tests/checkpatch
+
+clean:
+	rm -rf build
+	@for d in $(USERSPACE_DIRS); do $(MAKE) --no-print-directory -C $$d clean; done

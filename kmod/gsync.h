@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gsync internal declarations shared by the module's files.
+ *
+ * Locking overview (each file restates the rules it relies on):
+ *  - gsync_net.lock (mutex) protects gsync_net.socks, the list of open
+ *    sockets of one network namespace. It is taken in process context only
+ *    (socket create/release, /proc readers) and never nests inside another
+ *    gsync lock.
+ *  - Counters in gsync_net are atomics and are read without the lock.
+ *  - gsync_family is written once in module init before sock_register() and
+ *    is read-only afterwards.
+ */
+#ifndef GSYNC_H
+#define GSYNC_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+/*
+ * Symbols the KUnit test module (kmod/tests) uses. They are exported into a
+ * namespace of their own so nothing else links against them by accident.
+ */
+#define GSYNC_EXPORT_FOR_TESTS(sym) EXPORT_SYMBOL_NS_GPL(sym, GSYNC_KUNIT)
+
+/* Per network namespace state. */
+struct gsync_net {
+	struct net *net;
+	struct mutex lock;		/* protects socks */
+	struct list_head socks;		/* struct gsync_sock.node */
+	atomic_t sockets_open;
+	atomic64_t sockets_created;
+	u64 next_sock_id;		/* under lock */
+};
+
+/* An AF_GSYNC socket. */
+struct gsync_sock {
+	struct sock sk;			/* must stay first: sk_alloc() */
+	struct list_head node;		/* in gsync_net.socks, under its lock */
+	u64 id;				/* unique within the netns */
+};
+
+static inline struct gsync_sock *gsync_sk(const struct sock *sk)
+{
+	return container_of(sk, struct gsync_sock, sk);
+}
+
+/* main.c */
+extern int gsync_family;
+bool gsync_family_allowed(int family);
+
+/* netns.c */
+int gsync_netns_register(void);
+void gsync_netns_unregister(void);
+struct gsync_net *gsync_net(const struct net *net);
+void gsync_net_add_sock(struct gsync_net *gn, struct gsync_sock *gs);
+void gsync_net_del_sock(struct gsync_net *gn, struct gsync_sock *gs);
+
+/* socket.c */
+int gsync_socket_register(int family);
+void gsync_socket_unregister(void);
+
+/* proc.c */
+int gsync_proc_init_net(struct net *net);
+void gsync_proc_exit_net(struct net *net);
+
+#endif /* GSYNC_H */

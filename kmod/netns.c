@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per network namespace state: the list of open sockets, counters, and the
+ * /proc/net files of each namespace.
+ *
+ * Locking: gsync_net.lock (a mutex, process context only) protects the socks
+ * list and next_sock_id. Counters are atomics. The pernet init/exit callbacks
+ * run with no socket of that namespace open: a socket holds a reference on
+ * its namespace (sk_alloc with kern == 0), and kernel sockets are released by
+ * their owners before the namespace goes away.
+ */
+#include <linux/slab.h>
+#include <net/netns/generic.h>
+
+#include "gsync.h"
+
+static unsigned int gsync_net_id __read_mostly;
+
+struct gsync_net *gsync_net(const struct net *net)
+{
+	return net_generic(net, gsync_net_id);
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_net);
+
+void gsync_net_add_sock(struct gsync_net *gn, struct gsync_sock *gs)
+{
+	mutex_lock(&gn->lock);
+	gs->id = ++gn->next_sock_id;
+	list_add_tail(&gs->node, &gn->socks);
+	mutex_unlock(&gn->lock);
+	atomic_inc(&gn->sockets_open);
+	atomic64_inc(&gn->sockets_created);
+}
+
+void gsync_net_del_sock(struct gsync_net *gn, struct gsync_sock *gs)
+{
+	mutex_lock(&gn->lock);
+	list_del_init(&gs->node);
+	mutex_unlock(&gn->lock);
+	atomic_dec(&gn->sockets_open);
+}
+
+static int __net_init gsync_net_init(struct net *net)
+{
+	struct gsync_net *gn = gsync_net(net);
+
+	gn->net = net;
+	mutex_init(&gn->lock);
+	INIT_LIST_HEAD(&gn->socks);
+	atomic_set(&gn->sockets_open, 0);
+	atomic64_set(&gn->sockets_created, 0);
+	gn->next_sock_id = 0;
+	return gsync_proc_init_net(net);
+}
+
+static void __net_exit gsync_net_exit(struct net *net)
+{
+	struct gsync_net *gn = gsync_net(net);
+
+	gsync_proc_exit_net(net);
+	WARN_ON_ONCE(!list_empty(&gn->socks));
+	mutex_destroy(&gn->lock);
+}
+
+static struct pernet_operations gsync_net_ops = {
+	.init = gsync_net_init,
+	.exit = gsync_net_exit,
+	.id = &gsync_net_id,
+	.size = sizeof(struct gsync_net),
+};
+
+int gsync_netns_register(void)
+{
+	return register_pernet_subsys(&gsync_net_ops);
+}
+
+void gsync_netns_unregister(void)
+{
+	unregister_pernet_subsys(&gsync_net_ops);
+}
