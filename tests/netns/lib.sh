@@ -1,0 +1,179 @@
+# shellcheck shell=bash
+# Island emulation for gsync's network-namespace tests (sourced, not run).
+#
+# Each island is a network namespace "gs-<id>" with one interface, eth0,
+# a veth whose peer "p<k>" sits in the namespace "gs-wan" on a bridge, br0.
+# The bridge replicates multicast like the WAN would; IGMP/MLD snooping is
+# off, so every multicast frame reaches every island (receivers filter by
+# group membership in their own stack).
+#
+# Latency and loss are per (source, receiver) pair: the bridge port towards
+# island k carries an HTB qdisc with one class per source island, selected by
+# u32 filters on the source address, each with a netem child holding that
+# pair's one-way delay and loss. Each replicated multicast copy therefore gets
+# the latency of its own pair. The HTB parent class caps the island's
+# download rate; a TBF on the island's eth0 caps its upload rate.
+#
+# Addresses: island k (0-based) has 198.18.X.Y/15 (RFC 2544 benchmarking
+# range; X.Y = k+1) and 2001:2::<k+1>/64 (RFC 5180). Nothing leaves the VM:
+# the VM has no network device besides these.
+#
+# State for tests in other languages: $GS_STATE lists one island per line:
+#   <index> <id> <netns> <ipv4> <ipv6>
+#
+# Functions:
+#   gs_islands_up N             N islands i0..i<N-1>, no delay, no rate cap
+#   gs_topology_up FILE [OPTS]  islands, delays and loss of a topology file;
+#                               OPTS go to topo.py (--rate-mbit, --latency-scale)
+#   gs_islands_down             remove every namespace created here
+#   gs_exec ID CMD...           run CMD inside island ID's namespace
+#   gs_ids                      print the island ids, one per line
+#   gs_addr4 ID / gs_addr6 ID   an island's addresses
+
+GS_STATE=${GS_STATE:-/run/gsync-islands}
+GS_NETNS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+GS_MCAST4_ROUTE=224.0.0.0/4
+
+gs_addr4_of() { local n=$(( $1 + 1 )); echo "198.18.$(( n / 256 )).$(( n % 256 ))"; }
+gs_addr6_of() { printf '2001:2::%x\n' $(( $1 + 1 )); }
+
+gs_ids() { awk '{print $2}' "$GS_STATE"; }
+gs_field() { awk -v id="$1" -v f="$2" '$2 == id {print $f}' "$GS_STATE"; }
+gs_ns() { gs_field "$1" 3; }
+gs_addr4() { gs_field "$1" 4; }
+gs_addr6() { gs_field "$1" 5; }
+gs_exec() { local ns; ns=$(gs_ns "$1"); shift; ip netns exec "$ns" "$@"; }
+
+gs_wan() { ip -n gs-wan "$@"; }
+
+# gs_add_island INDEX ID EGRESS_MBIT INGRESS_MBIT (0 = uncapped)
+gs_add_island() {
+	local k=$1 id=$2 up=$3 down=$4 ns=gs-$2 port=p$1
+	local a4 a6
+	a4=$(gs_addr4_of "$k")
+	a6=$(gs_addr6_of "$k")
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	ip link add eth0 netns "$ns" type veth peer name "$port" netns gs-wan
+	ip -n "$ns" addr add "$a4/15" dev eth0
+	ip -n "$ns" addr add "$a6/64" dev eth0 nodad
+	ip -n "$ns" link set eth0 up
+	ip -n "$ns" route add "$GS_MCAST4_ROUTE" dev eth0
+	gs_wan link set "$port" master br0
+	gs_wan link set "$port" up
+	if [ "$up" != 0 ]; then
+		tc -n "$ns" qdisc add dev eth0 root tbf rate "${up}mbit" \
+			burst 64kb latency 1s
+	fi
+	local cap=$down
+	[ "$cap" != 0 ] || cap=10000
+	tc -n gs-wan qdisc add dev "$port" root handle 1: htb default 2
+	tc -n gs-wan class add dev "$port" parent 1: classid 1:1 htb \
+		rate "${cap}mbit" burst 64kb quantum 60000
+	tc -n gs-wan class add dev "$port" parent 1:1 classid 1:2 htb \
+		rate "${cap}mbit" burst 64kb quantum 60000
+	echo "$k $id $ns $a4 $a6" >> "$GS_STATE"
+}
+
+# gs_set_pair SRC_INDEX DST_INDEX DELAY_MS LOSS_PCT: what DST receives from SRC.
+gs_set_pair() {
+	local s=$1 d=$2 ms=$3 loss=$4 port=p$2 cls cap
+	cls=$(printf '%x' $(( s + 16 )))
+	cap=$(tc -n gs-wan class show dev "$port" classid 1:1 | sed -n 's/.* rate \([^ ]*\) .*/\1/p')
+	tc -n gs-wan class add dev "$port" parent 1:1 classid "1:$cls" htb \
+		rate "${cap:-10Gbit}" burst 64kb quantum 60000
+	local netem=(netem limit 100000)
+	[ "$ms" = 0 ] || netem+=(delay "${ms}ms")
+	[ "$loss" = 0 ] || netem+=(loss "${loss}%")
+	tc -n gs-wan qdisc add dev "$port" parent "1:$cls" handle "$cls:" "${netem[@]}"
+	tc -n gs-wan filter add dev "$port" parent 1: protocol ip prio 1 u32 \
+		match ip src "$(gs_addr4_of "$s")/32" flowid "1:$cls"
+	tc -n gs-wan filter add dev "$port" parent 1: protocol ipv6 prio 2 u32 \
+		match ip6 src "$(gs_addr6_of "$s")/128" flowid "1:$cls"
+}
+
+gs_wan_up() {
+	gs_islands_down
+	mkdir -p "$(dirname "$GS_STATE")"
+	: > "$GS_STATE"
+	ip netns add gs-wan
+	gs_wan link set lo up
+	gs_wan link add br0 type bridge mcast_snooping 0 forward_delay 0
+	gs_wan link set br0 up
+}
+
+gs_islands_up() {
+	local n=$1 k
+	gs_wan_up
+	for (( k = 0; k < n; k++ )); do
+		gs_add_island "$k" "i$k" 0 0
+	done
+}
+
+gs_topology_up() {
+	local file=$1 plan kind a b c d e
+	shift
+	plan=$(python3 "$GS_NETNS_DIR/topo.py" "$file" "$@") || return 1
+	gs_wan_up
+	declare -A delay=() loss=()
+	while read -r kind a b c d; do
+		case "$kind" in
+		island) gs_add_island "$a" "$b" "$c" "$d" ;;
+		delay) delay[$a,$b]=$c ;;
+		loss) loss[$a,$b]=$c ;;
+		esac
+	done <<< "$plan"
+	for e in "${!delay[@]}"; do
+		gs_set_pair "${e%,*}" "${e#*,}" "${delay[$e]}" "${loss[$e]:-0}"
+	done
+}
+
+gs_islands_down() {
+	local ns
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		case "$ns" in gs-*) ip netns del "$ns" ;; esac
+	done
+	rm -f "$GS_STATE"
+}
+
+# ---- TAP helpers for test scripts -------------------------------------------
+# Each test prints "ok - <desc>" or "not ok - <desc>"; tests/netns/run numbers
+# nothing and counts lines, so a script may report any number of checks.
+GS_FAILED=0
+gs_ok() {
+	local desc=$1
+	shift
+	if "$@"; then
+		echo "ok - $desc"
+	else
+		echo "not ok - $desc"
+		GS_FAILED=1
+	fi
+}
+gs_pass() { echo "ok - $1"; }
+gs_fail() { echo "not ok - $1"; GS_FAILED=1; }
+gs_diag() { sed 's/^/# /'; }
+
+# gs_hold ID N: open N AF_GSYNC sockets in island ID from a background
+# process; sets GS_HOLD_PID once they are open. gs_unhold PID closes them.
+gs_hold() {
+	local out
+	out=$(mktemp)
+	gs_exec "$1" python3 tests/netns/gsock.py hold "$2" > "$out" &
+	GS_HOLD_PID=$!
+	for _ in $(seq 200); do grep -q ready "$out" 2>/dev/null && break; sleep 0.05; done
+	rm -f "$out"
+}
+gs_unhold() {
+	kill "$@" 2>/dev/null
+	wait "$@" 2>/dev/null
+}
+
+# gs_kmsg_mark: put a unique marker in the kernel log and print it;
+# gs_kmsg_since MARK prints the kernel log after that marker.
+gs_kmsg_mark() {
+	local m="gsync-test-mark-$RANDOM$RANDOM"
+	echo "$m" > /dev/kmsg
+	echo "$m"
+}
+gs_kmsg_since() { dmesg | sed -n "/$1/,\$p"; }

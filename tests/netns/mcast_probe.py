@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Measure one-way delay of multicast (or unicast) UDP between islands.
+
+    mcast_probe.py recv GROUP PORT SECONDS   join GROUP on eth0, print
+                                             "<source-ip> <min-ms> <count>"
+                                             per sender when SECONDS pass
+    mcast_probe.py send DEST PORT COUNT      send COUNT probes 20 ms apart
+    mcast_probe.py sink PORT SECONDS         count UDP bytes, print Mbit/s
+    mcast_probe.py blast DEST PORT SECONDS   send 1200-byte datagrams flat out
+
+All islands share the VM's CLOCK_MONOTONIC, so a timestamp written by the
+sender gives the one-way delay directly.
+"""
+import socket
+import struct
+import sys
+import time
+
+
+def family_of(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
+def recv(group, port, seconds):
+    fam = family_of(group)
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("", port))
+    ifindex = socket.if_nametoindex("eth0")
+    if fam == socket.AF_INET:
+        mreq = struct.pack("=4s4si", socket.inet_aton(group),
+                           socket.inet_aton("0.0.0.0"), ifindex)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, mreq)
+    else:
+        mreq = socket.inet_pton(fam, group) + struct.pack("=I", ifindex)
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP, mreq)
+    print("ready", flush=True)
+    best = {}
+    end = time.monotonic() + seconds
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        s.settimeout(left)
+        try:
+            data, src = s.recvfrom(2048)
+        except socket.timeout:
+            break
+        now = time.monotonic_ns()
+        (sent,) = struct.unpack("=Q", data[:8])
+        ms = (now - sent) / 1e6
+        cur = best.get(src[0], (ms, 0))
+        best[src[0]] = (min(cur[0], ms), cur[1] + 1)
+    for ip, (ms, n) in sorted(best.items()):
+        print(f"{ip} {ms:.3f} {n}")
+
+
+def send(dest, port, count):
+    fam = family_of(dest)
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    if fam == socket.AF_INET:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 8)
+    else:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 8)
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF,
+                     socket.if_nametoindex("eth0"))
+    for _ in range(count):
+        s.sendto(struct.pack("=Q", time.monotonic_ns()) + b"x" * 56, (dest, port))
+        time.sleep(0.02)
+
+
+def sink(port, seconds):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("", port))
+    print("ready", flush=True)
+    total, first, last = 0, None, None
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        s.settimeout(max(end - time.monotonic(), 0.001))
+        try:
+            data = s.recv(65536)
+        except socket.timeout:
+            break
+        last = time.monotonic()
+        first = first or last
+        total += len(data)
+    rate = total * 8 / (last - first) / 1e6 if first and last > first else 0.0
+    print(f"{rate:.2f}")
+
+
+def blast(dest, port, seconds):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    payload = b"x" * 1200
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            s.sendto(payload, (dest, port))
+        except OSError:
+            time.sleep(0.001)
+
+
+def main(a):
+    if len(a) < 2:
+        sys.exit(__doc__)
+    if a[1] == "recv":
+        recv(a[2], int(a[3]), float(a[4]))
+    elif a[1] == "send":
+        send(a[2], int(a[3]), int(a[4]))
+    elif a[1] == "sink":
+        sink(int(a[2]), float(a[3]))
+    elif a[1] == "blast":
+        blast(a[2], int(a[3]), float(a[4]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

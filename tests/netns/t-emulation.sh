@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The WAN emulation itself: per-pair one-way delays of multicast copies
+# follow shortest paths over the topology's links, for IPv4 and IPv6, and
+# access-rate caps hold.
+. "$(dirname "$0")/lib.sh"
+topo=${EMULATION_TOPOLOGY:-tests/netns/data/triangle.json}
+gs_topology_up "$topo" --rate-mbit 20
+tmp=$(mktemp -d)
+mapfile -t ids < <(gs_ids)
+# Expected one-way delay from the plan: "delay <src> <dst> <ms>".
+python3 tests/netns/topo.py "$topo" | awk '$1 == "delay"' > "$tmp/plan"
+# The emulated delay is a lower bound; TCG and the Python probe add a little.
+slack_ms=${EMULATION_SLACK_MS:-8}
+
+check_family() {
+	local fam=$1 group=$2 addr_fn=$3 port=$4 k
+	for k in "${!ids[@]}"; do
+		gs_exec "${ids[k]}" python3 tests/netns/mcast_probe.py recv "$group" "$port" 4 > "$tmp/r$k" &
+	done
+	for k in "${!ids[@]}"; do
+		for _ in $(seq 100); do grep -q ready "$tmp/r$k" 2>/dev/null && break; sleep 0.05; done
+	done
+	for k in "${!ids[@]}"; do
+		gs_exec "${ids[k]}" python3 tests/netns/mcast_probe.py send "$group" "$port" 10 &
+	done
+	wait
+	local s d want got
+	while read -r _ s d want; do
+		got=$(awk -v ip="$($addr_fn "${ids[s]}")" '$1 == ip {print $2}' "$tmp/r$d")
+		if [ -z "$got" ]; then
+			gs_fail "$fam multicast ${ids[s]} -> ${ids[d]} arrives"
+			continue
+		fi
+		gs_ok "$fam multicast ${ids[s]} -> ${ids[d]}: ${got} ms, want ${want} ms" \
+			python3 -c "import sys; g, w, s = map(float, sys.argv[1:]); sys.exit(not (w - 0.2 <= g <= w + s))" \
+			"$got" "$want" "$slack_ms"
+	done < "$tmp/plan"
+}
+check_family IPv4 239.77.0.1 gs_addr4 47001
+check_family IPv6 ff15::77 gs_addr6 47002
+
+# Upload cap: island 0 sends flat out to island 1 at a 20 Mbit/s cap.
+gs_exec "${ids[1]}" python3 tests/netns/mcast_probe.py sink 47003 3 > "$tmp/sink" &
+for _ in $(seq 100); do grep -q ready "$tmp/sink" 2>/dev/null && break; sleep 0.05; done
+gs_exec "${ids[0]}" python3 tests/netns/mcast_probe.py blast "$(gs_addr4 "${ids[1]}")" 47003 2
+wait
+rate=$(tail -n 1 "$tmp/sink")
+gs_ok "upload cap 20 Mbit/s holds: measured $rate Mbit/s" \
+	python3 -c "import sys; r = float(sys.argv[1]); sys.exit(not (14 <= r <= 22))" "$rate"
+rm -rf "$tmp"
+exit $GS_FAILED
