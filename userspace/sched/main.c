@@ -1,0 +1,3 @@
+/* main.c - gsync-sched */
+#include "cli.h"
+int main(int argc, char **argv) { return gs_cli_main(argc, argv); }
