@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * gsyncctl stats: the namespace's counters (/proc/net/gsync_stats), then
+ * every socket's counters and drops by reason. Drop reasons are whatever
+ * drop_* columns the module has, so new reasons appear without a new
+ * gsyncctl; so do other unknown numeric columns (under "other").
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "sockets.h"
+
+static const char *const required[] = {
+	"id", "inode", "state", "group", "rank", "nranks",
+	"ops_submitted", "ops_completed", "ops_failed", "tx_bytes",
+	"tx_packets", "rx_bytes", "rx_packets", "nacks_sent", "nacks_received",
+	"retransmits", "mcast_retransmits", "timeouts", "mismatches", NULL,
+};
+
+/* Counters shown per socket, in this order (after the identity line). */
+static const char *const counters[] = {
+	"ops_submitted", "ops_completed", "ops_failed", "timeouts",
+	"mismatches", "tx_bytes", "tx_packets", "rx_bytes", "rx_packets",
+	"nacks_sent", "nacks_received", "retransmits", "mcast_retransmits",
+	NULL,
+};
+
+/* Columns that are identity, not counters (never listed as "other"). */
+static const char *const identity[] = {
+	"id", "inode", "uid", "state", "group", "rank", "nranks", "next_seq",
+	"inflight", NULL,
+};
+
+static int in_list(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, s))
+			return 1;
+	return 0;
+}
+
+static int is_drop(const char *col)
+{
+	return !strncmp(col, "drop_", 5) && col[5];
+}
+
+static uint64_t drops_total(const struct table *t, unsigned int r)
+{
+	uint64_t sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < t->ncols; k++) {
+		uint64_t v = is_drop(t->cols[k]) ? cell_u64(t, r, t->cols[k]) : 0;
+
+		sum = sum > UINT64_MAX - v ? UINT64_MAX : sum + v;	/* saturate */
+	}
+	return sum;
+}
+
+static void stats_text(const struct ctx *c, const struct table *t,
+		       const struct kv *ns)
+{
+	unsigned int r, k, i, shown = 0;
+	int any;
+
+	printf("namespace:");
+	for (i = 0; i < ns->n; i++)
+		printf(" %s %llu", ns->names[i], (unsigned long long)ns->values[i]);
+	printf("\n");
+	for (r = 0; r < t->nrows; r++) {
+		if (!row_selected(c, t, r))
+			continue;
+		shown++;
+		printf("\nsocket %s  inode %s  %s  group %s  rank %s/%s\n",
+		       cell_str(t, r, "id"), cell_str(t, r, "inode"),
+		       cell_str(t, r, "state"), cell_str(t, r, "group"),
+		       cell_str(t, r, "rank"), cell_str(t, r, "nranks"));
+		for (i = 0; counters[i]; i++)
+			printf("  %-18s %s\n", counters[i], cell_str(t, r, counters[i]));
+		for (k = 0; k < t->ncols; k++) {
+			const char *col = t->cols[k];
+
+			if (in_list(identity, col) || in_list(counters, col) ||
+			    is_drop(col))
+				continue;
+			printf("  %-18s %s   (other)\n", col, table_cell(t, r, k));
+		}
+		printf("  %-18s %llu", "drops",
+		       (unsigned long long)drops_total(t, r));
+		any = 0;
+		for (k = 0; k < t->ncols; k++) {
+			uint64_t v;
+
+			if (!is_drop(t->cols[k]) || !(v = cell_u64(t, r, t->cols[k])))
+				continue;
+			printf("%s%s %llu", any ? ", " : " (", t->cols[k] + 5,
+			       (unsigned long long)v);
+			any = 1;
+		}
+		printf("%s\n", any ? ")" : "");
+	}
+	if (!shown)
+		printf("\n(no gsync sockets%s in this network namespace)\n",
+		       c->have_id ? " with that id" : "");
+}
+
+static void stats_json(const struct ctx *c, const struct table *t,
+		       const struct kv *ns)
+{
+	struct json j;
+	unsigned int r, k, i;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_key(&j, "namespace");
+	json_obj_begin(&j);
+	for (i = 0; i < ns->n; i++) {
+		json_key(&j, ns->names[i]);
+		json_u64(&j, ns->values[i]);
+	}
+	json_obj_end(&j);
+	json_key(&j, "sockets");
+	json_arr_begin(&j);
+	for (r = 0; r < t->nrows; r++) {
+		if (!row_selected(c, t, r))
+			continue;
+		json_obj_begin(&j);
+		for (k = 0; k < t->ncols; k++) {
+			if (is_drop(t->cols[k]))
+				continue;
+			json_key(&j, t->cols[k]);
+			json_cell(&j, t, r, k);
+		}
+		json_key(&j, "drops");
+		json_obj_begin(&j);
+		for (k = 0; k < t->ncols; k++) {
+			if (!is_drop(t->cols[k]))
+				continue;
+			json_key(&j, t->cols[k] + 5);
+			json_cell(&j, t, r, k);
+		}
+		json_obj_end(&j);
+		json_key(&j, "drops_total");
+		json_u64(&j, drops_total(t, r));
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+int cmd_stats(const struct ctx *c)
+{
+	struct table t;
+	struct kv ns;
+	int rc = sockets_load(&t, c->proc_dir);
+
+	if (rc)
+		return rc;
+	rc = require_cols(&t, required, "stats");
+	if (!rc)
+		rc = nsstats_load(&ns, c->proc_dir);
+	if (!rc) {
+		if (c->json)
+			stats_json(c, &t, &ns);
+		else
+			stats_text(c, &t, &ns);
+		kv_free(&ns);
+	}
+	table_free(&t);
+	return rc;
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* gsyncctl's help texts: the overview and one page per subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "sockets.h"
+
+static const char overview[] =
+"NAME\n"
+"    gsyncctl - inspect gsync (AF_GSYNC) sockets and the gsync module\n"
+"\n"
+"SYNOPSIS\n"
+"    gsyncctl [OPTIONS] COMMAND [COMMAND OPTIONS]\n"
+"    gsyncctl help [COMMAND]\n"
+"\n"
+"DESCRIPTION\n"
+"    gsyncctl reads what the gsync kernel module publishes: the address\n"
+"    family it registered (/sys/module/gsync/parameters/family) and, per\n"
+"    network namespace, the open sockets (/proc/net/gsync) and counters\n"
+"    (/proc/net/gsync_stats). It changes nothing.\n"
+"\n"
+"COMMANDS\n"
+"    family    print the address family number of AF_GSYNC\n"
+"    show      one line per socket: state, group, rank, progress\n"
+"    stats     per-socket counters and drops by reason, namespace totals\n"
+"    help      this text, or a command's (gsyncctl help show)\n"
+"\n"
+"OPTIONS\n"
+"    -j, --json         machine-readable output: one JSON document\n"
+"    -n, --netns NAME   enter network namespace NAME (/run/netns/NAME, as\n"
+"                       made by ip netns add; or a path to a netns file)\n"
+"                       before reading; needs CAP_SYS_ADMIN\n"
+"    -i, --id ID        show and stats: only the socket with this id\n"
+"    -h, --help         help (of COMMAND if given)\n"
+"    -V, --version      print the version\n"
+"\n"
+"EXIT STATUS\n"
+"    0  success\n"
+"    1  error: unreadable or malformed /proc file, missing column, ...\n"
+"    2  usage error\n"
+"    3  the gsync module is not loaded\n"
+"\n"
+"EXAMPLES\n"
+"    gsyncctl show\n"
+"    gsyncctl --netns gs-i0 stats --json\n"
+"\n"
+"SEE ALSO\n"
+"    docs/gsyncctl.md, docs/libgsync.md, ip-netns(8)\n";
+
+static const char family_help[] =
+"NAME\n"
+"    gsyncctl family - print the address family number of AF_GSYNC\n"
+"\n"
+"SYNOPSIS\n"
+"    gsyncctl family [--json]\n"
+"\n"
+"DESCRIPTION\n"
+"    An out-of-tree module cannot get a new AF_* number, so gsync borrows\n"
+"    an unused one (default 25; module parameter family=). Programs must\n"
+"    read it at run time; this prints it, e.g. for\n"
+"    socket.socket($(gsyncctl family), socket.SOCK_SEQPACKET).\n"
+"    The number is global, not per network namespace.\n"
+"\n"
+"OUTPUT\n"
+"    text: the number and a newline. --json: {\"family\": N}\n"
+"\n"
+"EXIT STATUS\n"
+"    0 printed; 3 the module is not loaded; 1 the sysfs file is malformed.\n";
+
+static const char show_help[] =
+"NAME\n"
+"    gsyncctl show - list the gsync sockets of a network namespace\n"
+"\n"
+"SYNOPSIS\n"
+"    gsyncctl [--netns NAME] show [--id ID] [--json]\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads /proc/net/gsync of the current (or --netns) namespace and prints\n"
+"    one line per socket:\n"
+"      ID        socket id (unique in the namespace)\n"
+"      INODE     socket inode, as in /proc/PID/fd (socket:[INODE])\n"
+"      UID       owner\n"
+"      STATE     unconfigured (no GSYNC_JOIN yet), joined, failed\n"
+"      GROUP     group id in hex\n"
+"      RANK      rank/nranks, \"-\" before joining\n"
+"      NEXT_SEQ  sequence number the next operation must carry\n"
+"      INFLIGHT  operations submitted and not yet received\n"
+"      OPS       operations completed successfully\n"
+"      FAILED    operations failed (timeouts, mismatches, aborts)\n"
+"    Columns are found by name in the file's header line, so a module with\n"
+"    more columns works; --json includes every column of the file, typed\n"
+"    (numbers as numbers, group and state as strings, \"-\" as null).\n"
+"\n"
+"OUTPUT (--json)\n"
+"    {\"sockets\": [{\"id\": 1, \"inode\": ..., \"state\": \"joined\",\n"
+"                   \"group\": \"0x2a\", ...}, ...]}\n"
+"\n"
+"EXIT STATUS\n"
+"    0 listed (possibly no sockets); 1 the file is malformed or lacks a\n"
+"    column; 3 the module is not loaded.\n";
+
+static const char stats_help[] =
+"NAME\n"
+"    gsyncctl stats - counters of gsync sockets and their namespace\n"
+"\n"
+"SYNOPSIS\n"
+"    gsyncctl [--netns NAME] stats [--id ID] [--json]\n"
+"\n"
+"DESCRIPTION\n"
+"    First the namespace totals from /proc/net/gsync_stats (sockets_open,\n"
+"    sockets_created, ...), then for each socket of /proc/net/gsync:\n"
+"      ops_submitted/completed/failed, timeouts, mismatches\n"
+"      tx_bytes/packets, rx_bytes/packets (UDP payload, headers included;\n"
+"                        rx counts accepted packets only)\n"
+"      nacks_sent/received, retransmits, mcast_retransmits (loss repair)\n"
+"      drops             total and every non-zero reason: short, version,\n"
+"                        type, group, rank, source, field, stale, window,\n"
+"                        dup, nomem (see enum gsync_drop_reason in\n"
+"                        <linux/gsync.h>); reasons are read from the\n"
+"                        drop_* columns, so new ones appear automatically\n"
+"    Numeric columns this version does not know are listed as (other).\n"
+"\n"
+"OUTPUT (--json)\n"
+"    {\"namespace\": {\"sockets_open\": 2, ...},\n"
+"     \"sockets\": [{\"id\": 1, ..., \"drops\": {\"short\": 0, ...},\n"
+"                  \"drops_total\": 0}, ...]}\n"
+"\n"
+"EXIT STATUS\n"
+"    0 printed; 1 a file is malformed or lacks a column; 3 the module is\n"
+"    not loaded.\n";
+
+int print_help(const char *cmd)
+{
+	if (!cmd || !*cmd || !strcmp(cmd, "help"))
+		fputs(overview, stdout);
+	else if (!strcmp(cmd, "family"))
+		fputs(family_help, stdout);
+	else if (!strcmp(cmd, "show"))
+		fputs(show_help, stdout);
+	else if (!strcmp(cmd, "stats"))
+		fputs(stats_help, stdout);
+	else {
+		fprintf(stderr, "gsyncctl: no help for unknown command '%s'\n", cmd);
+		print_usage_hint();
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+void print_usage_hint(void)
+{
+	fputs("usage: gsyncctl [OPTIONS] family|show|stats|help "
+	      "(gsyncctl --help for details)\n", stderr);
+}
