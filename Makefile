@@ -20,7 +20,7 @@ KDIR ?= $(shell tests/vm/build-kernel --if-built 2>/dev/null || echo /lib/module
 # sources against several kernels (test kernel, Debian 6.1 and 6.12 headers)
 # each kernel gets its own copy under build/modules/<hash of KDIR>/.
 MODDIR = build/modules/$(shell echo '$(abspath $(KDIR))' | sha256sum | cut -c1-12)
-MODULE_SRCS := Kbuild $(shell find kmod uapi -name '*.[ch]' -o -name Kbuild)
+MODULE_SRCS := Kbuild $(shell find kmod uapi xrt_kernels/ref -name '*.[ch]' -o -name Kbuild)
 
 USERSPACE_DIRS := $(patsubst %/Makefile,%,$(wildcard userspace/*/Makefile xrt_kernels/Makefile))
 
@@ -35,6 +35,8 @@ modules: $(MODULE_SRCS)
 	@mkdir -p $(MODDIR)
 	@rsync -a --delete --include='*/' --include='*.[ch]' --include=Kbuild \
 		--exclude='*' Kbuild kmod uapi $(MODDIR)/
+	@mkdir -p $(MODDIR)/xrt_kernels/ref
+	@rsync -a --delete --include='*.[ch]' --exclude='*' xrt_kernels/ref/ $(MODDIR)/xrt_kernels/ref/
 	$(MAKE) -C $(KDIR) M=$(abspath $(MODDIR)) W=1 modules
 	@echo "module: $(MODDIR)/kmod/gsync.ko"
 

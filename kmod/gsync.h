@@ -5,8 +5,15 @@
  * Locking overview (each file restates the rules it relies on):
  *  - gsync_net.lock (mutex) protects gsync_net.socks, the list of open
  *    sockets of one network namespace. It is taken in process context only
- *    (socket create/release, /proc readers) and never nests inside another
- *    gsync lock.
+ *    (socket create/release, /proc readers). Under it, /proc takes
+ *    gsync_group.lock; nothing takes them in the other order.
+ *  - lock_sock() serializes the user's calls on one socket (setsockopt,
+ *    sendmsg, recvmsg); blocking waits release it while they sleep.
+ *  - gsync_group.lock (spinlock, BH-safe) protects all transport state of
+ *    a group: the operation slots, their buffers' bookkeeping, the tx
+ *    queues, pacing and counters. It is taken in softirq (receive), in the
+ *    group's work items and in syscalls, always innermost, never held
+ *    across sleeping, allocation with GFP_KERNEL, or sending.
  *  - Counters in gsync_net are atomics and are read without the lock.
  *  - gsync_family is written once in module init before sock_register() and
  *    is read-only afterwards.
@@ -37,11 +44,15 @@ struct gsync_net {
 	u64 next_sock_id;		/* under lock */
 };
 
+struct gsync_group;
+
 /* An AF_GSYNC socket. */
 struct gsync_sock {
 	struct sock sk;			/* must stay first: sk_alloc() */
 	struct list_head node;		/* in gsync_net.socks, under its lock */
 	u64 id;				/* unique within the netns */
+	/* set once by GSYNC_JOIN under lock_sock; freed at release */
+	struct gsync_group *group;
 };
 
 static inline struct gsync_sock *gsync_sk(const struct sock *sk)

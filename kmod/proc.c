@@ -4,7 +4,9 @@
  * ("name value" counters) for each network namespace.
  *
  * Locking: the socket list is walked under gsync_net.lock, held from
- * seq_start to seq_stop (process context, may sleep). Counters are atomics.
+ * seq_start to seq_stop (process context, may sleep); each socket's group
+ * counters are copied under its gsync_group.lock. A listed socket's group
+ * stays alive: release unlists the socket before destroying the group.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -12,6 +14,7 @@
 #include <net/net_namespace.h>
 
 #include "gsync.h"
+#include "group.h"
 
 static void *gsync_seq_start(struct seq_file *seq, loff_t *pos)
 {
@@ -35,19 +38,70 @@ static void gsync_seq_stop(struct seq_file *seq, void *v)
 	mutex_unlock(&gn->lock);
 }
 
+static const char *const gsync_drop_names[GSYNC_DROP_MAX] = {
+	[GSYNC_DROP_SHORT] = "short",
+	[GSYNC_DROP_VERSION] = "version",
+	[GSYNC_DROP_TYPE] = "type",
+	[GSYNC_DROP_GROUP] = "group",
+	[GSYNC_DROP_RANK] = "rank",
+	[GSYNC_DROP_SOURCE] = "source",
+	[GSYNC_DROP_FIELD] = "field",
+	[GSYNC_DROP_STALE] = "stale",
+	[GSYNC_DROP_WINDOW] = "window",
+	[GSYNC_DROP_DUP] = "dup",
+	[GSYNC_DROP_NOMEM] = "nomem",
+};
+
+static void gsync_seq_header(struct seq_file *seq)
+{
+	int i;
+
+	seq_puts(seq, "id inode uid state group rank nranks next_seq inflight ops_submitted ops_completed ops_failed tx_bytes tx_packets rx_bytes rx_packets nacks_sent nacks_received retransmits mcast_retransmits timeouts mismatches");
+	for (i = 0; i < GSYNC_DROP_MAX; i++)
+		seq_printf(seq, " drop_%s", gsync_drop_names[i]);
+	seq_putc(seq, '\n');
+}
+
 static int gsync_seq_show(struct seq_file *seq, void *v)
 {
 	struct gsync_net *gn = gsync_net(seq_file_net(seq));
+	struct gsync_stats st = {};
+	struct gsync_group *g;
 	struct gsync_sock *gs;
+	u64 group = 0, next_seq = 0, inflight = 0;
+	u16 rank = 0, nranks = 0;
+	int i;
 
 	if (v == &gn->socks) {
-		seq_puts(seq, "id inode uid state\n");
+		gsync_seq_header(seq);
 		return 0;
 	}
 	gs = list_entry(v, struct gsync_sock, node);
-	seq_printf(seq, "%llu %lu %u %s\n", gs->id, sock_i_ino(&gs->sk),
+	/* Under gn->lock the socket is listed, so its group is alive. */
+	g = smp_load_acquire(&gs->group);
+	if (g) {
+		spin_lock_bh(&g->lock);
+		st = g->stats;
+		group = g->cfg.group_id;
+		rank = g->cfg.rank;
+		nranks = g->cfg.nranks;
+		next_seq = g->next_seq;
+		inflight = g->next_seq - g->deliver_seq;
+		spin_unlock_bh(&g->lock);
+	}
+	seq_printf(seq, "%llu %lu %u %s 0x%llx %u %u %llu %llu",
+		   gs->id, sock_i_ino(&gs->sk),
 		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(&gs->sk)),
-		   "unconfigured");
+		   g ? "joined" : "unconfigured", group, rank, nranks,
+		   next_seq, inflight);
+	seq_printf(seq, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   st.ops_submitted, st.ops_completed, st.ops_failed,
+		   st.tx_bytes, st.tx_packets, st.rx_bytes, st.rx_packets,
+		   st.nacks_sent, st.nacks_received, st.retransmits,
+		   st.mcast_retransmits, st.timeouts, st.mismatches);
+	for (i = 0; i < GSYNC_DROP_MAX; i++)
+		seq_printf(seq, " %llu", st.drops[i]);
+	seq_putc(seq, '\n');
 	return 0;
 }
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The AF_GSYNC socket family: registration, socket create and release, and
- * the proto_ops table.
+ * the proto_ops table: options, sendmsg (submit an operation), recvmsg
+ * (collect the oldest finished one) and poll.
  *
  * Locking: create and release run in process context; list membership is
  * handled by gsync_net_add_sock()/gsync_net_del_sock() under gsync_net.lock.
- * The socket holds a module reference through gsync_ops.owner, so the module
- * cannot be unloaded while any AF_GSYNC socket is open.
+ * User calls hold lock_sock() and take gsync_group.lock for transport
+ * state; blocking waits drop lock_sock while asleep (sk_wait_event). The
+ * socket holds a module reference through its proto_ops owner, so the
+ * module cannot be unloaded while any AF_GSYNC socket is open.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,6 +20,7 @@
 #include <linux/gsync.h>
 
 #include "gsync.h"
+#include "group.h"
 
 static struct proto gsync_proto = {
 	.name = "GSYNC",
@@ -27,6 +31,7 @@ static struct proto gsync_proto = {
 static int gsync_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
+	struct gsync_group *g;
 
 	if (!sk)
 		return 0;
@@ -34,42 +39,358 @@ static int gsync_release(struct socket *sock)
 	gsync_net_del_sock(gsync_net(sock_net(sk)), gsync_sk(sk));
 
 	lock_sock(sk);
+	g = gsync_sk(sk)->group;
+	gsync_sk(sk)->group = NULL;
 	sock_orphan(sk);
 	sk->sk_shutdown = SHUTDOWN_MASK;
-	skb_queue_purge(&sk->sk_receive_queue);
 	release_sock(sk);
+	if (g)
+		gsync_group_destroy(g);
 
 	sock->sk = NULL;
 	sock_put(sk);
 	return 0;
 }
 
-/* Group setup arrives with the transport; until then nothing is configured. */
 static int gsync_setsockopt(struct socket *sock, int level, int optname,
 			    sockptr_t optval, unsigned int optlen)
 {
+	struct gsync_sock *gs = gsync_sk(sock->sk);
+	struct gsync_group *g;
+	u64 rate;
+	int err;
+
 	if (level != SOL_GSYNC)
 		return -ENOPROTOOPT;
-	return -ENOPROTOOPT;
+
+	lock_sock(sock->sk);
+	g = gs->group;
+	switch (optname) {
+	case GSYNC_JOIN:
+		err = gsync_group_join(gs, optval, optlen);
+		break;
+	case GSYNC_PACING_RATE:
+		err = -ENOTCONN;
+		if (!g)
+			break;
+		err = -EINVAL;
+		if (optlen != sizeof(rate))
+			break;
+		err = -EFAULT;
+		if (copy_from_sockptr(&rate, optval, sizeof(rate)))
+			break;
+		spin_lock_bh(&g->lock);
+		g->rate = rate;
+		g->tokens = 0;
+		g->refill = ktime_get();
+		gsync_tx_kick(g);
+		spin_unlock_bh(&g->lock);
+		err = 0;
+		break;
+	default:
+		err = -ENOPROTOOPT;
+	}
+	release_sock(sock->sk);
+	return err;
+}
+
+static void gsync_fill_info(struct gsync_group *g, struct gsync_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (!g)
+		return;
+	info->state = GSYNC_STATE_JOINED;
+	info->rank = g->cfg.rank;
+	info->nranks = g->cfg.nranks;
+	info->group_id = g->cfg.group_id;
+	info->next_seq = g->next_seq;
+	info->inflight = g->next_seq - g->deliver_seq;
+	info->window = g->cfg.window;
+	info->chunk_bytes = g->chunk_bytes;
+	info->flags = g->cfg.flags;
+	info->pacing_rate = g->rate;
+	info->op_timeout_ms = g->cfg.op_timeout_ms;
+	info->repair_ms = g->cfg.repair_ms;
+	info->max_op_bytes = g->cfg.max_op_bytes;
 }
 
 static int gsync_getsockopt(struct socket *sock, int level, int optname,
 			    char __user *optval, int __user *optlen)
 {
+	struct gsync_sock *gs = gsync_sk(sock->sk);
+	union {
+		struct gsync_info info;
+		struct gsync_stats stats;
+		u64 rate;
+	} v;
+	struct gsync_group *g;
+	int len, size;
+
 	if (level != SOL_GSYNC)
 		return -ENOPROTOOPT;
-	return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+
+	lock_sock(sock->sk);
+	g = gs->group;
+	memset(&v, 0, sizeof(v));
+	switch (optname) {
+	case GSYNC_INFO:
+		size = sizeof(v.info);
+		if (g)
+			spin_lock_bh(&g->lock);
+		gsync_fill_info(g, &v.info);
+		if (g)
+			spin_unlock_bh(&g->lock);
+		break;
+	case GSYNC_STATS:
+		size = sizeof(v.stats);
+		if (g) {
+			spin_lock_bh(&g->lock);
+			v.stats = g->stats;
+			spin_unlock_bh(&g->lock);
+		}
+		break;
+	case GSYNC_PACING_RATE:
+		size = sizeof(v.rate);
+		if (g)
+			v.rate = READ_ONCE(g->rate);
+		break;
+	default:
+		release_sock(sock->sk);
+		return -ENOPROTOOPT;
+	}
+	release_sock(sock->sk);
+
+	len = min(len, size);
+	if (copy_to_user(optval, &v, len) || put_user(len, optlen))
+		return -EFAULT;
+	return 0;
+}
+
+/* The GSYNC_CMSG_OP control message of a sendmsg(), validated. */
+static int gsync_parse_op_cmsg(struct msghdr *msg, struct gsync_op_desc *d)
+{
+	struct cmsghdr *cmsg;
+	bool found = false;
+
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_GSYNC)
+			return -EINVAL;
+		if (cmsg->cmsg_type != GSYNC_CMSG_OP || found ||
+		    cmsg->cmsg_len != CMSG_LEN(sizeof(*d)))
+			return -EINVAL;
+		memcpy(d, CMSG_DATA(cmsg), sizeof(*d));
+		found = true;
+	}
+	if (!found || d->flags || d->reserved ||
+	    d->dtype >= GSYNC_DTYPE_MAX || d->op >= GSYNC_REDOP_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+static bool gsync_window_open(struct gsync_group *g)
+{
+	return READ_ONCE(g->next_seq) - READ_ONCE(g->base_seq) <
+	       g->cfg.window;
+}
+
+static bool gsync_result_ready(struct gsync_group *g)
+{
+	struct gsync_op *op;
+	u64 seq = READ_ONCE(g->deliver_seq);
+
+	if (seq >= READ_ONCE(g->next_seq))
+		return false;
+	op = gsync_slot(g, seq);
+	return op && (READ_ONCE(op->state) == GSYNC_OPS_DONE ||
+		      READ_ONCE(op->state) == GSYNC_OPS_FAILED);
+}
+
+/*
+ * Sleep until cond(g) holds, the timeout runs out, or a signal arrives.
+ * Called and returns with the socket locked.
+ */
+static int gsync_wait(struct sock *sk, struct gsync_group *g, long *timeo,
+		      bool (*cond)(struct gsync_group *g))
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (!cond(g)) {
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		sk_wait_event(sk, timeo, cond(g), &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
 }
 
 static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
-	return -ENOTCONN;
+	struct sock *sk = sock->sk;
+	struct gsync_group *g;
+	struct gsync_op_desc d;
+	struct gsync_op *op;
+	void *buf = NULL;
+	long timeo;
+	int err;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR))
+		return -EOPNOTSUPP;
+	if (msg->msg_name)
+		return -EISCONN;
+
+	lock_sock(sk);
+	g = gsync_sk(sk)->group;
+	err = -ENOTCONN;
+	if (!g)
+		goto out;
+	err = gsync_parse_op_cmsg(msg, &d);
+	if (err)
+		goto out;
+	err = -EINVAL;
+	if (!len || len % gsync_dtype_size(d.dtype) ||
+	    d.seq != READ_ONCE(g->next_seq))
+		goto out;
+	err = -EMSGSIZE;
+	if (len > g->cfg.max_op_bytes)
+		goto out;
+
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	err = gsync_wait(sk, g, &timeo, gsync_window_open);
+	if (err)
+		goto out;
+
+	err = -ENOMEM;
+	buf = kvmalloc(len, GFP_KERNEL);
+	if (!buf)
+		goto out;
+	err = -EFAULT;
+	if (!copy_from_iter_full(buf, len, &msg->msg_iter))
+		goto out;
+	err = -ENOMEM;
+	op = gsync_op_alloc(g, d.seq, d.dtype, d.op, len, buf);
+	if (!op)
+		goto out;
+	buf = NULL;
+
+	spin_lock_bh(&g->lock);
+	op->submitted_at = jiffies;
+	op->deadline = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
+	g->slots[d.seq % g->cfg.window] = op;
+	WRITE_ONCE(g->next_seq, d.seq + 1);
+	g->stats.ops_submitted++;
+	gsync_tx_kick(g);
+	spin_unlock_bh(&g->lock);
+
+	gsync_rx_replay_stash(g, d.seq);
+	err = len;
+out:
+	release_sock(sk);
+	kvfree(buf);
+	return err;
 }
 
 static int gsync_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			 int flags)
 {
-	return -ENOTCONN;
+	struct sock *sk = sock->sk;
+	struct gsync_op_result res = {};
+	struct gsync_group *g;
+	struct gsync_op *op;
+	void *result = NULL, *sendbuf = NULL;
+	LIST_HEAD(to_free);
+	size_t n = 0;
+	long timeo;
+	int err;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC |
+		      MSG_CMSG_COMPAT | MSG_NOSIGNAL | MSG_WAITALL))
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	g = gsync_sk(sk)->group;
+	err = -ENOTCONN;
+	if (!g)
+		goto out;
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	err = gsync_wait(sk, g, &timeo, gsync_result_ready);
+	if (err)
+		goto out;
+
+	/* The op cannot go away: only delivered ops are released. */
+	op = gsync_slot(g, g->deliver_seq);
+	res.seq = op->seq;
+	if (op->state == GSYNC_OPS_FAILED) {
+		res.status = -op->status;
+	} else {
+		res.len = op->len;
+		n = min_t(size_t, len, op->len);
+		err = memcpy_to_msg(msg, op->result, n);
+		if (err)
+			goto out;
+		if (n < op->len)
+			msg->msg_flags |= MSG_TRUNC;
+	}
+	err = put_cmsg(msg, SOL_GSYNC, GSYNC_CMSG_RESULT, sizeof(res), &res);
+	if (err)
+		goto out;
+
+	spin_lock_bh(&g->lock);
+	op->delivered = true;
+	WRITE_ONCE(g->deliver_seq, g->deliver_seq + 1);
+	if (op->state == GSYNC_OPS_FAILED)
+		g->stats.ops_failed++;
+	else
+		g->stats.ops_completed++;
+	result = op->result;
+	op->result = NULL;
+	sendbuf = gsync_op_take_sendbuf(g, op);
+	gsync_group_release_slots(g, &to_free);
+	spin_unlock_bh(&g->lock);
+
+	err = (flags & MSG_TRUNC) ? res.len : n;
+out:
+	release_sock(sk);
+	kvfree(result);
+	kvfree(sendbuf);
+	if (g)
+		gsync_op_free_list(g, &to_free);
+	return err;
+}
+
+static __poll_t gsync_poll(struct file *file, struct socket *sock,
+			   poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct gsync_group *g;
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (sk->sk_shutdown == SHUTDOWN_MASK)
+		mask |= EPOLLHUP;
+	g = READ_ONCE(gsync_sk(sk)->group);
+	if (!g)
+		return mask | EPOLLOUT | EPOLLWRNORM;
+	spin_lock_bh(&g->lock);
+	if (gsync_result_ready(g))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (gsync_window_open(g))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	spin_unlock_bh(&g->lock);
+	return mask;
 }
 
 /*
@@ -85,7 +406,7 @@ static int gsync_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	.socketpair = sock_no_socketpair,			\
 	.accept = sock_no_accept,				\
 	.getname = sock_no_getname,				\
-	.poll = datagram_poll,					\
+	.poll = gsync_poll,					\
 	.ioctl = sock_no_ioctl,					\
 	.listen = sock_no_listen,				\
 	.shutdown = sock_no_shutdown,				\

@@ -92,10 +92,21 @@ static void gsync_socket_unconfigured_io(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kernel_recvmsg(sock, &msg, &iov, 1, sizeof(buf),
 					     MSG_DONTWAIT),
 			-ENOTCONN);
-	KUNIT_EXPECT_EQ(test, sock->ops->setsockopt(sock, SOL_GSYNC, 1,
+	KUNIT_EXPECT_EQ(test, sock->ops->setsockopt(sock, SOL_GSYNC, 999,
 						    KERNEL_SOCKPTR(&val),
 						    sizeof(val)),
 			-ENOPROTOOPT);
+	/* A join blob shorter than its header. */
+	KUNIT_EXPECT_EQ(test, sock->ops->setsockopt(sock, SOL_GSYNC, GSYNC_JOIN,
+						    KERNEL_SOCKPTR(&val),
+						    sizeof(val)),
+			-EINVAL);
+	/* Options that need a group. */
+	KUNIT_EXPECT_EQ(test, sock->ops->setsockopt(sock, SOL_GSYNC,
+						    GSYNC_PACING_RATE,
+						    KERNEL_SOCKPTR(&val),
+						    sizeof(val)),
+			-ENOTCONN);
 	sock_release(sock);
 }
 

@@ -129,9 +129,16 @@ gs_topology_up() {
 }
 
 gs_islands_down() {
-	local ns
+	local ns pids
 	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
-		case "$ns" in gs-*) ip netns del "$ns" ;; esac
+		case "$ns" in
+		gs-*)
+			# Processes a test left behind would hold sockets open.
+			pids=$(ip netns pids "$ns" 2>/dev/null)
+			[ -z "$pids" ] || kill -9 $pids 2>/dev/null
+			ip netns del "$ns"
+			;;
+		esac
 	done
 	rm -f "$GS_STATE"
 }
@@ -159,7 +166,9 @@ gs_diag() { sed 's/^/# /'; }
 gs_hold() {
 	local out
 	out=$(mktemp)
-	gs_exec "$1" python3 tests/netns/gsock.py hold "$2" > "$out" &
+	# Not through gs_exec: a function in the background would be a
+	# subshell, and its pid not the holder's.
+	ip netns exec "$(gs_ns "$1")" python3 tests/netns/gsock.py hold "$2" > "$out" &
 	GS_HOLD_PID=$!
 	for _ in $(seq 200); do grep -q ready "$out" 2>/dev/null && break; sleep 0.05; done
 	rm -f "$out"
@@ -177,3 +186,65 @@ gs_kmsg_mark() {
 	echo "$m"
 }
 gs_kmsg_since() { dmesg | sed -n "/$1/,\$p"; }
+
+# ---- AF_GSYNC groups ----------------------------------------------------------
+# gs_members FAMILY PORT [ID...]: "addr:port,..." of the islands (all by
+# default) in rank order, for gsync_py.py --members.
+gs_members() {
+	local fam=$1 port=$2 id out=
+	shift 2
+	[ $# -gt 0 ] || set -- $(gs_ids)
+	for id in "$@"; do
+		if [ "$fam" = 6 ]; then
+			out+="[$(gs_addr6 "$id")]:$port,"
+		else
+			out+="$(gs_addr4 "$id"):$port,"
+		fi
+	done
+	echo "${out%,}"
+}
+
+# gs_impair NETEM-ARGS...: apply netem (loss, reordering, duplication) to
+# every island's download on top of the per-pair classes of gs_islands_up.
+gs_impair() {
+	local port
+	for port in $(ip -n gs-wan -o link show | sed -n 's/^[0-9]*: \(p[0-9]*\)@.*/\1/p'); do
+		tc -n gs-wan qdisc replace dev "$port" parent 1:2 handle 2: netem limit 100000 "$@"
+	done
+}
+
+# gs_group OUTDIR ARGS...: run gsync_py.py as every island's rank (rank =
+# island order) with ARGS, wait for all, print one TAP line per rank, and a
+# line saying whether all ranks computed the same bits. Per-rank extra
+# arguments can be given in the array GS_RANK_ARGS[rank].
+gs_group() {
+	local out=$1 desc=$2 r=0 id pids=() rc ok=0
+	shift 2
+	mkdir -p "$out"
+	for id in $(gs_ids); do
+		# shellcheck disable=SC2086
+		gs_exec "$id" python3 tests/netns/gsync_py.py run --rank "$r" "$@" \
+			${GS_RANK_ARGS[$r]:-} > "$out/rank$r" 2>&1 &
+		pids+=($!)
+		r=$(( r + 1 ))
+	done
+	for r in "${!pids[@]}"; do
+		wait "${pids[r]}"
+		rc=$?
+		if [ "$rc" = 0 ]; then
+			echo "ok - $desc: rank $r"
+		else
+			echo "not ok - $desc: rank $r (exit $rc)"
+			grep -v '^# .*status 0$' "$out/rank$r" | head -n 15 | sed 's/^/# /'
+			ok=1
+		fi
+	done
+	if [ "$(cat "$out"/rank* | grep '^digest' | sort -u | wc -l)" = 1 ]; then
+		echo "ok - $desc: every rank holds the same bits"
+	else
+		echo "not ok - $desc: ranks disagree on the result bits"
+		ok=1
+	fi
+	[ "$ok" = 0 ] || GS_FAILED=1
+	return $ok
+}

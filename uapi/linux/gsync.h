@@ -18,6 +18,8 @@
 #ifndef _UAPI_LINUX_GSYNC_H
 #define _UAPI_LINUX_GSYNC_H
 
+#include <linux/types.h>
+
 /* Default address family (AF_WANPIPE's number; no in-tree family uses it). */
 #define GSYNC_AF_DEFAULT	25
 
@@ -35,7 +37,203 @@
 /* The only socket type: one message is one operation. */
 #define GSYNC_SOCK_TYPE		5	/* SOCK_SEQPACKET */
 
-/* Socket option level for setsockopt()/getsockopt(). */
+/* Socket option level for setsockopt()/getsockopt(), and cmsg_level. */
 #define SOL_GSYNC		299
+
+/*
+ * Element types and reduction operators. The numbering is shared with the
+ * reduction engines and the offload device (docs/reduction-semantics.md
+ * defines the arithmetic, bit for bit).
+ */
+enum gsync_dtype {
+	GSYNC_DTYPE_FP32 = 0,
+	GSYNC_DTYPE_BF16 = 1,
+	GSYNC_DTYPE_FP16 = 2,
+	GSYNC_DTYPE_INT32 = 3,
+	GSYNC_DTYPE_MAX,
+};
+
+enum gsync_redop {
+	GSYNC_OP_SUM = 0,
+	GSYNC_OP_AVG = 1,
+	GSYNC_OP_MIN = 2,
+	GSYNC_OP_MAX = 3,
+	GSYNC_REDOP_MAX,
+};
+
+/*
+ * An endpoint: IPv4 or IPv6 address and UDP port, in network byte order.
+ * For AF_INET only the first 4 bytes of addr are used, the rest must be 0.
+ * scope_id is the interface index for IPv6 link-local addresses, else 0.
+ */
+struct gsync_addr {
+	__u16 family;		/* AF_INET (2) or AF_INET6 (10) */
+	__be16 port;
+	__u32 scope_id;
+	__u8 addr[16];
+};
+
+/* ---- socket options (level SOL_GSYNC) ------------------------------------ */
+
+/*
+ * GSYNC_JOIN (set only, once): configure the group and start the transport.
+ * optval is struct gsync_join followed by nranks struct gsync_addr, the
+ * unicast endpoint of every rank in rank order; this rank's entry is the
+ * local address and port the socket binds. Errors:
+ *   EINVAL      a field out of range or inconsistent (see each field), a
+ *               member address that is multicast/unspecified, duplicate
+ *               member endpoints, families that do not match
+ *   ERANGE      nranks outside 2..GSYNC_MAX_RANKS
+ *   EISCONN     the socket already joined a group
+ *   ENODEV      ifindex does not name an interface of this netns
+ *   EADDRINUSE, EADDRNOTAVAIL   binding this rank's endpoint failed
+ *   ENOMEM      no memory for the group state
+ */
+#define GSYNC_JOIN		1
+
+/* GSYNC_PACING_RATE (set/get): __u64 bytes per second, 0 = unpaced. */
+#define GSYNC_PACING_RATE	2
+
+/* GSYNC_INFO (get): struct gsync_info. */
+#define GSYNC_INFO		3
+
+/* GSYNC_STATS (get): struct gsync_stats; counters since the socket opened. */
+#define GSYNC_STATS		4
+
+#define GSYNC_MAX_RANKS		256
+#define GSYNC_MAX_WINDOW	64
+#define GSYNC_MAX_OP_BYTES	(1U << 30)
+
+/* gsync_join.flags */
+#define GSYNC_JOIN_UNICAST	(1U << 0)	/* no multicast: unicast fan-out */
+#define GSYNC_JOIN_MCAST_LOOP	(1U << 1)	/* ranks share a host or netns */
+#define GSYNC_JOIN_FLAGS_ALL	(GSYNC_JOIN_UNICAST | GSYNC_JOIN_MCAST_LOOP)
+
+struct gsync_join {
+	__u64 group_id;		/* any value; every rank must use the same */
+	__u16 rank;		/* this socket's rank, < nranks */
+	__u16 nranks;		/* 2..GSYNC_MAX_RANKS */
+	__u32 flags;		/* GSYNC_JOIN_* */
+	/*
+	 * group address and port; ignored (must be zero) with
+	 * GSYNC_JOIN_UNICAST
+	 */
+	struct gsync_addr mcast;
+	__u32 ifindex;		/* egress/join interface; 0 = by route */
+	__u8 ttl;		/* multicast TTL/hop limit, 0 = 1 */
+	__u8 reserved0[3];	/* must be 0 */
+	/* IP packet size to use; 0 = the interface's MTU; else 576..65535 */
+	__u32 mtu;
+	/* operations in flight, 1..GSYNC_MAX_WINDOW; 0 = 4 */
+	__u32 window;
+	/* largest operation, bytes; 0 = 64 MiB; at most GSYNC_MAX_OP_BYTES */
+	__u32 max_op_bytes;
+	/*
+	 * a peer silent this long fails the operation with ETIMEDOUT; 0 =
+	 * 10000; 10..3600000
+	 */
+	__u32 op_timeout_ms;
+	/* loss-repair interval; 0 = 20; 1..op_timeout_ms */
+	__u32 repair_ms;
+	__u32 reserved2;	/* must be 0 */
+	__u64 pacing_rate;	/* bytes/s this rank may send, 0 = unpaced */
+	__u64 reserved1[2];	/* must be 0 */
+	/* followed by struct gsync_addr members[nranks] */
+};
+
+/* Socket states reported by GSYNC_INFO and /proc/net/gsync. */
+enum gsync_state {
+	GSYNC_STATE_UNCONFIGURED = 0,
+	GSYNC_STATE_JOINED = 1,
+	GSYNC_STATE_FAILED = 2,	/* transport error; see sk error */
+};
+
+struct gsync_info {
+	__u32 state;		/* enum gsync_state */
+	__u16 rank;
+	__u16 nranks;
+	__u64 group_id;
+	__u64 next_seq;		/* sequence number the next sendmsg must carry */
+	__u32 inflight;		/* operations submitted and not yet received */
+	__u32 window;
+	__u32 chunk_bytes;	/* payload bytes per data packet */
+	__u32 flags;		/* gsync_join.flags in effect */
+	__u64 pacing_rate;
+	__u32 op_timeout_ms;
+	__u32 repair_ms;
+	__u32 max_op_bytes;
+	__u32 reserved;
+};
+
+/* Why received packets were dropped; indexes gsync_stats.drops. */
+enum gsync_drop_reason {
+	GSYNC_DROP_SHORT = 0,	/* shorter than the header or its payload */
+	GSYNC_DROP_VERSION,	/* unknown wire version */
+	GSYNC_DROP_TYPE,	/* unknown packet type */
+	GSYNC_DROP_GROUP,	/* another group id */
+	GSYNC_DROP_RANK,	/* sender rank out of range or is us */
+	GSYNC_DROP_SOURCE,	/* source address is not that rank's */
+	GSYNC_DROP_FIELD,	/* chunk, length, dtype or op out of range */
+	GSYNC_DROP_STALE,	/* operation already completed */
+	GSYNC_DROP_WINDOW,	/* operation too far ahead of ours */
+	GSYNC_DROP_DUP,		/* chunk already received */
+	GSYNC_DROP_NOMEM,	/* no memory or over the receive budget */
+	GSYNC_DROP_MAX,
+};
+
+struct gsync_stats {
+	__u64 ops_submitted;
+	__u64 ops_completed;	/* succeeded and handed to the user */
+	__u64 ops_failed;
+	__u64 tx_bytes;		/* UDP payload bytes, headers included */
+	__u64 tx_packets;
+	__u64 rx_bytes;
+	__u64 rx_packets;	/* accepted, not counting drops */
+	__u64 nacks_sent;
+	__u64 nacks_received;
+	__u64 retransmits;	/* data packets sent again */
+	__u64 mcast_retransmits;	/* ... of which by multicast */
+	__u64 timeouts;
+	__u64 mismatches;
+	__u64 drops[GSYNC_DROP_MAX];
+};
+
+/* ---- control messages (cmsg_level SOL_GSYNC) ------------------------------ */
+
+/*
+ * GSYNC_CMSG_OP, required on every sendmsg(): describes the operation the
+ * message's buffer contributes to. seq must equal gsync_info.next_seq (the
+ * first operation is 1; every rank submits the same sequence). The buffer
+ * length must be a multiple of the element size and at most max_op_bytes.
+ * Errors: EINVAL (bad cmsg, seq, dtype, op, length), EMSGSIZE (too large),
+ * ENOTCONN (not joined), EAGAIN (window full and non-blocking).
+ */
+#define GSYNC_CMSG_OP		1
+
+struct gsync_op_desc {
+	__u64 seq;
+	__u8 dtype;		/* enum gsync_dtype */
+	__u8 op;		/* enum gsync_redop */
+	__u16 flags;		/* must be 0 */
+	__u32 reserved;		/* must be 0 */
+};
+
+/*
+ * GSYNC_CMSG_RESULT, on every recvmsg(): which operation the message is and
+ * how it ended. On success the data is the reduced buffer (MSG_TRUNC if the
+ * buffer given was too small). On failure status is a positive errno, the
+ * message has no data, and the operation is over on this rank:
+ *   ETIMEDOUT   a peer did not deliver its data within op_timeout_ms
+ *   EPROTO      ranks disagreed on length, dtype or op for this seq
+ *   ECONNABORTED a peer aborted the operation
+ */
+#define GSYNC_CMSG_RESULT	2
+
+struct gsync_op_result {
+	__u64 seq;
+	__s32 status;		/* 0 or a positive errno */
+	__u32 flags;		/* reserved, 0 */
+	__u64 len;		/* bytes of the reduced buffer */
+};
 
 #endif /* _UAPI_LINUX_GSYNC_H */

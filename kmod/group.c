@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GSYNC_JOIN: validating a group configuration, creating the group's
+ * transport state, and tearing it down.
+ *
+ * Locking: gsync_group_join() runs under lock_sock() of the gsync socket
+ * (from setsockopt) and may sleep. gsync_group_destroy() runs at socket
+ * release, when no syscall can use the socket any more; it stops the
+ * group's work items and UDP sockets before freeing anything, so no
+ * softirq or work can see freed state.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/sockptr.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "gsync.h"
+#include "group.h"
+
+#define GSYNC_DEF_WINDOW	4
+#define GSYNC_DEF_MAX_OP	(64U << 20)
+#define GSYNC_DEF_TIMEOUT_MS	10000
+#define GSYNC_DEF_REPAIR_MS	20
+#define GSYNC_DEF_MTU		1500
+/* Socket buffer sizes for WAN bandwidth-delay products. */
+#define GSYNC_UDP_SNDBUF	(8 << 20)
+#define GSYNC_STASH_BYTES	(32 << 20)
+
+static bool gsync_bytes_zero(const void *p, size_t n)
+{
+	return !memchr_inv(p, 0, n);
+}
+
+/* A unicast endpoint of a member: family, port and address checks. */
+static int gsync_member_check(const struct gsync_addr *a, int family)
+{
+	if (a->family != family || !a->port)
+		return -EINVAL;
+	if (family == AF_INET) {
+		__be32 ip;
+
+		if (!gsync_bytes_zero(a->addr + 4, 12) || a->scope_id)
+			return -EINVAL;
+		memcpy(&ip, a->addr, 4);
+		if (ipv4_is_multicast(ip) || ipv4_is_zeronet(ip) ||
+		    ipv4_is_lbcast(ip))
+			return -EINVAL;
+	} else {
+		struct in6_addr ip;
+
+		memcpy(&ip, a->addr, 16);
+		if (ipv6_addr_is_multicast(&ip) || ipv6_addr_any(&ip))
+			return -EINVAL;
+		if (a->scope_id &&
+		    !(ipv6_addr_type(&ip) & IPV6_ADDR_LINKLOCAL))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int gsync_mcast_check(const struct gsync_addr *a, int family)
+{
+	if (a->family != family || !a->port || a->scope_id)
+		return -EINVAL;
+	if (family == AF_INET) {
+		__be32 ip;
+
+		if (!gsync_bytes_zero(a->addr + 4, 12))
+			return -EINVAL;
+		memcpy(&ip, a->addr, 4);
+		return ipv4_is_multicast(ip) ? 0 : -EINVAL;
+	}
+	return ipv6_addr_is_multicast((const struct in6_addr *)a->addr) ?
+	       0 : -EINVAL;
+}
+
+/*
+ * Validate a GSYNC_JOIN request and fill in defaults. Returns 0, -ERANGE
+ * for a rank count out of range, or -EINVAL. Pure: no side effects beyond
+ * *j, callable from KUnit.
+ */
+int gsync_join_check(struct gsync_join *j, const struct gsync_addr *members)
+{
+	int family, i, k, err;
+
+	if (j->nranks < 2 || j->nranks > GSYNC_MAX_RANKS)
+		return -ERANGE;
+	if (j->rank >= j->nranks)
+		return -EINVAL;
+	if (j->flags & ~GSYNC_JOIN_FLAGS_ALL)
+		return -EINVAL;
+	if (!gsync_bytes_zero(j->reserved0, sizeof(j->reserved0)) ||
+	    !gsync_bytes_zero(j->reserved1, sizeof(j->reserved1)) ||
+	    j->reserved2)
+		return -EINVAL;
+	if (j->mtu && (j->mtu < 576 || j->mtu > 65535))
+		return -EINVAL;
+	if (j->window > GSYNC_MAX_WINDOW ||
+	    j->max_op_bytes > GSYNC_MAX_OP_BYTES)
+		return -EINVAL;
+	if (j->op_timeout_ms &&
+	    (j->op_timeout_ms < 10 || j->op_timeout_ms > 3600000))
+		return -EINVAL;
+	if (!j->window)
+		j->window = GSYNC_DEF_WINDOW;
+	if (!j->max_op_bytes)
+		j->max_op_bytes = GSYNC_DEF_MAX_OP;
+	if (!j->op_timeout_ms)
+		j->op_timeout_ms = GSYNC_DEF_TIMEOUT_MS;
+	if (!j->repair_ms)
+		j->repair_ms = min_t(u32, GSYNC_DEF_REPAIR_MS,
+				     j->op_timeout_ms);
+	if (j->repair_ms > j->op_timeout_ms)
+		return -EINVAL;
+	if (!j->ttl)
+		j->ttl = 1;
+
+	family = members[0].family;
+	if (family != AF_INET && family != AF_INET6)
+		return -EINVAL;
+	for (i = 0; i < j->nranks; i++) {
+		err = gsync_member_check(&members[i], family);
+		if (err)
+			return err;
+		for (k = 0; k < i; k++)
+			if (members[k].port == members[i].port &&
+			    !memcmp(members[k].addr, members[i].addr, 16))
+				return -EINVAL;
+	}
+	if (j->flags & GSYNC_JOIN_UNICAST)
+		return gsync_bytes_zero(&j->mcast, sizeof(j->mcast)) ?
+		       0 : -EINVAL;
+	return gsync_mcast_check(&j->mcast, family);
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_join_check);
+
+/* IP + UDP + gsync header overhead; payload is the rest, 8-byte aligned. */
+static u32 gsync_chunk_bytes(int family, u32 mtu)
+{
+	u32 ip = family == AF_INET ? 20 : 40;
+
+	return rounddown(mtu - ip - 8 - GSYNC_WIRE_HDR_LEN, 8);
+}
+
+void gsync_group_wake_reader(struct gsync_group *g)
+{
+	struct sock *sk = &g->gs->sk;
+
+	sk->sk_data_ready(sk);
+}
+
+void gsync_group_wake_writer(struct gsync_group *g)
+{
+	struct sock *sk = &g->gs->sk;
+
+	sk->sk_write_space(sk);
+}
+
+static void gsync_group_free(struct gsync_group *g)
+{
+	kfree(g->txbuf);
+	kfree(g->slots);
+	kfree(g->peer_sa);
+	kfree(g->members);
+	kfree(g);
+}
+
+int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
+		     unsigned int optlen)
+{
+	struct net *net = sock_net(&gs->sk);
+	struct gsync_group *g;
+	struct gsync_join j;
+	u32 mtu;
+	int err, i;
+
+	if (gs->group)
+		return -EISCONN;
+	if (optlen < sizeof(j))
+		return -EINVAL;
+	if (copy_from_sockptr(&j, optval, sizeof(j)))
+		return -EFAULT;
+	if (j.nranks < 2 || j.nranks > GSYNC_MAX_RANKS)
+		return -ERANGE;
+	if (optlen != sizeof(j) + j.nranks * sizeof(struct gsync_addr))
+		return -EINVAL;
+
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	g->members = kcalloc(j.nranks, sizeof(*g->members), GFP_KERNEL);
+	g->peer_sa = kcalloc(j.nranks, sizeof(*g->peer_sa), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!g->members || !g->peer_sa)
+		goto err_free;
+	err = -EFAULT;
+	if (copy_from_sockptr_offset(g->members, optval, sizeof(j),
+				     j.nranks * sizeof(*g->members)))
+		goto err_free;
+	err = gsync_join_check(&j, g->members);
+	if (err)
+		goto err_free;
+
+	mtu = j.mtu;
+	if (j.ifindex) {
+		struct net_device *dev = dev_get_by_index(net, j.ifindex);
+
+		err = -ENODEV;
+		if (!dev)
+			goto err_free;
+		if (!mtu)
+			mtu = READ_ONCE(dev->mtu);
+		dev_put(dev);
+	}
+	if (!mtu)
+		mtu = GSYNC_DEF_MTU;
+	mtu = clamp_t(u32, mtu, 576, 65535);
+
+	g->slots = kcalloc(j.window, sizeof(*g->slots), GFP_KERNEL);
+	g->txbuf = kmalloc(GSYNC_WIRE_HDR_LEN + 65536, GFP_KERNEL);
+	err = -ENOMEM;
+	if (!g->slots || !g->txbuf)
+		goto err_free;
+
+	g->cfg = j;
+	g->gs = gs;
+	g->net = net;
+	g->family = g->members[0].family;
+	g->unicast = j.flags & GSYNC_JOIN_UNICAST;
+	g->chunk_bytes = gsync_chunk_bytes(g->family, mtu);
+	for (i = 0; i < j.nranks; i++)
+		gsync_addr_to_sockaddr(&g->members[i], &g->peer_sa[i]);
+	if (!g->unicast)
+		gsync_addr_to_sockaddr(&j.mcast, &g->mcast_sa);
+	spin_lock_init(&g->lock);
+	g->base_seq = 1;
+	g->next_seq = 1;
+	g->deliver_seq = 1;
+	skb_queue_head_init(&g->stash);
+	INIT_LIST_HEAD(&g->ctrl_q);
+	g->rate = j.pacing_rate;
+	g->refill = ktime_get();
+	g->engine = &gsync_reduce_cpu_engine;
+	INIT_DELAYED_WORK(&g->tx_work, gsync_tx_work);
+	INIT_DELAYED_WORK(&g->repair_work, gsync_repair_work);
+	INIT_WORK(&g->reduce_work, gsync_reduce_work);
+
+	err = gsync_udp_open(g);
+	if (err)
+		goto err_free;
+
+	/* Early packets of future operations wait here; bound them. */
+	if (!(gs->sk.sk_userlocks & SOCK_RCVBUF_LOCK))
+		WRITE_ONCE(gs->sk.sk_rcvbuf, GSYNC_STASH_BYTES);
+	if (g->usock->sk && !(g->usock->sk->sk_userlocks & SOCK_SNDBUF_LOCK))
+		WRITE_ONCE(g->usock->sk->sk_sndbuf, GSYNC_UDP_SNDBUF);
+
+	/* Pairs with the acquire in /proc and poll: publish a ready group. */
+	smp_store_release(&gs->group, g);
+	queue_delayed_work(system_unbound_wq, &g->repair_work,
+			   msecs_to_jiffies(g->cfg.repair_ms));
+	return 0;
+
+err_free:
+	gsync_group_free(g);
+	return err;
+}
+
+void gsync_group_destroy(struct gsync_group *g)
+{
+	struct gsync_ctrl *c, *tmp;
+	unsigned int i;
+
+	spin_lock_bh(&g->lock);
+	g->dead = true;
+	spin_unlock_bh(&g->lock);
+
+	/* Works check ->dead and do not requeue; receive stops below. */
+	cancel_delayed_work_sync(&g->repair_work);
+	cancel_delayed_work_sync(&g->tx_work);
+	cancel_work_sync(&g->reduce_work);
+	gsync_udp_close(g);	/* waits for receivers in flight (RCU) */
+	cancel_delayed_work_sync(&g->tx_work);
+	cancel_work_sync(&g->reduce_work);
+
+	/* Nothing else can reach the group now. */
+	for (i = 0; i < g->cfg.window; i++) {
+		if (g->slots[i]) {
+			gsync_op_free(g, g->slots[i]);
+			g->slots[i] = NULL;
+		}
+	}
+	skb_queue_purge(&g->stash);
+	list_for_each_entry_safe(c, tmp, &g->ctrl_q, node)
+		kfree(c);
+	gsync_group_free(g);
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Group transport state: one struct gsync_group per joined AF_GSYNC socket.
+ *
+ * Operation slots. An operation (one all-reduce, identified by seq) lives
+ * in slot seq % window from the local sendmsg() until it has been handed
+ * to the user and no peer needs our contribution any more. Valid sequence
+ * numbers are [base_seq, base_seq + window); packets outside are dropped
+ * and counted. Packets for an operation we have not submitted yet are kept
+ * in a bounded stash and replayed at submission, so every allocation for an
+ * operation happens in process context.
+ *
+ * Locking: see gsync.h. Everything below marked "lock" is under
+ * gsync_group.lock. Buffers of an operation in state REDUCING are read by
+ * the reduce work without the lock: nothing writes or frees them then
+ * (packets for a complete contribution are dropped as duplicates, and the
+ * slot is freed only after delivery).
+ */
+#ifndef GSYNC_GROUP_H
+#define GSYNC_GROUP_H
+
+#include <linux/bitmap.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/gsync.h>
+#include <linux/gsync_wire.h>
+
+#include "reduce.h"
+
+struct gsync_sock;
+
+union gsync_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
+/* One peer's contribution to one operation, as received so far. */
+struct gsync_contrib {
+	void *buf;			/* op->len bytes */
+	unsigned long *have;		/* nchunks bits, once known */
+	u32 nchunks;			/* 0 until the first packet */
+	u32 chunk_bytes;
+	u32 received;
+	bool complete;
+	unsigned long last_rx;		/* jiffies of the last new chunk */
+	unsigned long next_nack;	/* jiffies: no NACK before this */
+	u8 nack_backoff;
+};
+
+enum gsync_op_state {
+	GSYNC_OPS_OPEN,			/* collecting contributions */
+	GSYNC_OPS_REDUCING,		/* all here; reduce work owns buffers */
+	GSYNC_OPS_DONE,			/* result ready */
+	GSYNC_OPS_FAILED,		/* status holds the error */
+};
+
+struct gsync_op {
+	u64 seq;
+	u8 dtype;
+	u8 redop;
+	u8 state;			/* enum gsync_op_state */
+	bool delivered;			/* handed to the user by recvmsg */
+	bool tx_done;			/* every chunk of ours sent once */
+	int status;			/* 0 or -errno */
+	u32 len;
+	u32 nchunks;			/* our chunking of our contribution */
+	void *sendbuf;			/* our contribution; NULL once freed */
+	void *result;
+	struct gsync_contrib *contrib;	/* [nranks]; [rank] unused */
+	unsigned long *complete;	/* nranks bits: contributions we hold */
+	unsigned long *acked;		/* nranks bits: peers holding ours */
+	unsigned long *rtx;		/* nchunks bits: chunks to resend */
+	/* [nchunks]: the one rank that asked, or GSYNC_RTX_MANY */
+	u16 *rtx_who;
+	u32 rtx_pending;		/* bits set in rtx */
+	const void **in;		/* [nranks]: reduce inputs, rank order */
+	struct list_head free_node;	/* on a to-free list once released */
+	u32 tx_next;			/* next new (chunk, peer) to send */
+	unsigned long submitted_at;	/* jiffies of our sendmsg() */
+	/* jiffies: fail with ETIMEDOUT; pushed back by every new chunk */
+	unsigned long deadline;
+	unsigned long next_poll;	/* jiffies */
+	u8 poll_backoff;
+	unsigned long retain_until;	/* jiffies: keep sendbuf for NACKs */
+};
+
+#define GSYNC_RTX_MANY		0xfffe
+/* Smallest DATA chunk we accept: bounds per-operation chunk bitmaps. */
+#define GSYNC_MIN_CHUNK_BYTES	256
+
+/* A control packet waiting to be sent (NACK, STATUS, POLL, ABORT). */
+struct gsync_ctrl {
+	struct list_head node;
+	/* rank, or -1 for the multicast group (every peer in unicast mode) */
+	int dest;
+	unsigned int len;
+	u8 data[];			/* header + payload */
+};
+
+struct gsync_group {
+	struct gsync_sock *gs;
+	struct net *net;
+	struct gsync_join cfg;		/* validated, defaults applied */
+	struct gsync_addr *members;	/* [nranks] */
+	union gsync_sockaddr *peer_sa;	/* [nranks], ready for sendmsg */
+	union gsync_sockaddr mcast_sa;
+	int family;			/* AF_INET or AF_INET6 */
+	bool unicast;			/* GSYNC_JOIN_UNICAST */
+	u32 chunk_bytes;		/* our DATA payload size */
+	struct socket *usock;		/* bound to our endpoint; sends all */
+	struct socket *msock;		/* bound to the group; NULL if unicast */
+
+	spinlock_t lock;
+	bool dead;			/* lock: tearing down, queue nothing */
+	u64 base_seq;			/* lock: oldest seq holding a slot */
+	u64 next_seq;			/* lock: seq of the next sendmsg */
+	u64 deliver_seq;		/* lock: seq recvmsg returns next */
+	struct gsync_op **slots;	/* lock: [window] */
+	struct sk_buff_head stash;	/* lock: packets for future ops */
+	unsigned int stash_bytes;	/* lock: truesize of the stash */
+	struct list_head ctrl_q;	/* lock: struct gsync_ctrl */
+	unsigned int ctrl_len;		/* lock: entries in ctrl_q */
+	u64 rate;			/* lock: pacing, bytes/s, 0 = off */
+	s64 tokens;			/* lock: pacing bucket, bytes */
+	ktime_t refill;			/* lock: when tokens were topped up */
+	struct gsync_stats stats;	/* lock */
+	u8 *txbuf;			/* tx work only: packet being sent */
+
+	struct delayed_work tx_work;	/* sends queued packets, paced */
+	struct delayed_work repair_work;/* NACK/POLL/timeouts, every repair_ms */
+	struct work_struct reduce_work;	/* reduces complete operations */
+	struct gsync_reduce_engine *engine;
+};
+
+static inline struct gsync_op *gsync_slot(struct gsync_group *g, u64 seq)
+{
+	return g->slots[seq % g->cfg.window];
+}
+
+static inline bool gsync_seq_in_window(struct gsync_group *g, u64 seq)
+{
+	return seq >= g->base_seq && seq - g->base_seq < g->cfg.window;
+}
+
+/* group.c */
+int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
+		     unsigned int optlen);
+void gsync_group_destroy(struct gsync_group *g);
+int gsync_join_check(struct gsync_join *j,
+		     const struct gsync_addr *members);
+void gsync_group_wake_reader(struct gsync_group *g);
+void gsync_group_wake_writer(struct gsync_group *g);
+
+/* udp.c */
+int gsync_udp_open(struct gsync_group *g);
+void gsync_udp_close(struct gsync_group *g);
+int gsync_udp_send(struct gsync_group *g, int dest, const void *hdr,
+		   unsigned int hdr_len, const void *payload,
+		   unsigned int payload_len);
+int gsync_addr_to_sockaddr(const struct gsync_addr *a,
+			   union gsync_sockaddr *sa);
+
+/* op.c */
+struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
+				u8 redop, u32 len, void *sendbuf);
+void gsync_op_free(struct gsync_group *g, struct gsync_op *op);
+void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err);
+bool gsync_op_releasable(struct gsync_group *g, struct gsync_op *op);
+void *gsync_op_take_sendbuf(struct gsync_group *g, struct gsync_op *op);
+void gsync_group_release_slots(struct gsync_group *g,
+			       struct list_head *to_free);
+void gsync_op_free_list(struct gsync_group *g, struct list_head *to_free);
+void gsync_reduce_work(struct work_struct *work);
+
+/* send.c */
+void gsync_tx_kick(struct gsync_group *g);
+void gsync_tx_work(struct work_struct *work);
+int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
+		     const struct gsync_op *op, u64 seq, const void *payload,
+		     unsigned int payload_len);
+void gsync_wire_fill(struct gsync_group *g, struct gsync_wire_hdr *h,
+		     u8 type, u64 seq, u8 dtype, u8 redop);
+
+/* receive.c */
+int gsync_udp_encap_rcv(struct sock *usk, struct sk_buff *skb);
+void gsync_rx_replay_stash(struct gsync_group *g, u64 seq);
+
+/* repair.c */
+void gsync_repair_work(struct work_struct *work);
+unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
+			       struct gsync_wire_range *out,
+			       unsigned int max);
+void gsync_send_status(struct gsync_group *g, struct gsync_op *op, int dest);
+void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
+		     unsigned int r);
+
+/* wire.c */
+int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,
+		     u64 group_id, u16 nranks, u16 rank);
+
+#endif /* GSYNC_GROUP_H */

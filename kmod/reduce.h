@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The reduction-engine interface: k input buffers -> one output buffer.
+ *
+ * The transport hands every reduction to an engine through this interface
+ * so that the CPU backend (reduce_cpu.c) and the offload backend (which
+ * hands jobs to the FPGA agent) are interchangeable. The arithmetic of every
+ * engine is the one in docs/reduction-semantics.md, bit for bit: inputs are
+ * folded strictly left to right in the order of in[] (the canonical rank
+ * order), so every rank computes identical bits whatever the arrival order.
+ *
+ * Context and locking: submit() is called in process context, without
+ * spinlocks held, and may sleep. An engine calls job->done exactly once per
+ * accepted job, in process context, possibly before submit() returns.
+ */
+#ifndef GSYNC_REDUCE_H
+#define GSYNC_REDUCE_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+/* Largest k: the largest group has 256 ranks. */
+#define GSYNC_REDUCE_MAX_K		256
+/* Largest avg_divisor (the reference's exact fp32 division by an integer). */
+#define GSYNC_REDUCE_MAX_DIVISOR	65536
+
+struct gsync_reduce_job {
+	const void *const *in;	/* k inputs, canonical order */
+	unsigned int k;		/* >= 1 */
+	void *out;		/* may alias no input */
+	size_t count;		/* elements */
+	u8 dtype;		/* enum gsync_dtype */
+	u8 op;			/* enum gsync_redop */
+	u32 avg_divisor;	/* GSYNC_OP_AVG divides the sum by this; >= 1 */
+	int status;		/* set by the engine before done: 0 / -errno */
+	void (*done)(struct gsync_reduce_job *job);
+	void *priv;		/* the submitter's */
+	struct list_head node;	/* the engine's, while it owns the job */
+};
+
+struct gsync_reduce_engine {
+	const char *name;
+	/*
+	 * Take a job. Returns 0 if accepted (done will be called) or -errno
+	 * if not (done will not be called; the caller may use another
+	 * engine).
+	 */
+	int (*submit)(struct gsync_reduce_engine *eng,
+		      struct gsync_reduce_job *job);
+};
+
+/* Validate a job's fields: 0 or -EINVAL. Engines call this first. */
+int gsync_reduce_job_check(const struct gsync_reduce_job *job);
+
+/* Element size of a dtype in bytes, 0 if unknown. */
+unsigned int gsync_dtype_size(unsigned int dtype);
+
+/*
+ * The CPU backend, synchronous: computes the job in the caller's context
+ * (process context; uses the FPU/SIMD units where the kernel allows) and
+ * returns 0 or -EINVAL. Does not call job->done.
+ */
+int gsync_reduce_cpu(const struct gsync_reduce_job *job);
+
+/* The CPU backend as an engine (calls done before submit returns). */
+extern struct gsync_reduce_engine gsync_reduce_cpu_engine;
+
+#endif /* GSYNC_REDUCE_H */

@@ -1,0 +1,2 @@
+#include_next <linux/errno.h>
+#include "../gsync_shim.h"

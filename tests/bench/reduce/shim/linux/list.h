@@ -1,0 +1,1 @@
+#include "../gsync_shim.h"

@@ -1,0 +1,2 @@
+#include_next <linux/types.h>
+#include "../gsync_shim.h"

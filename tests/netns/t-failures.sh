@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Failure handling: a rank that dies makes the others fail with ETIMEDOUT
+# within the timeout plus slack; ranks that disagree on dtype get EPROTO on
+# every rank; a socket closed with operations in flight leaves nothing behind.
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+gs_islands_up 3
+members=$(gs_members 4 7000)
+
+# Rank 2 submits operation 1 and exits; ranks 0 and 1 go on to operation 2
+# and must see it fail with ETIMEDOUT (110) after op_timeout_ms = 1500.
+GS_RANK_ARGS=("--expect-status 0" "--expect-status 0" "--stop-after 1")
+start=$(date +%s.%N)
+gs_exec i0 python3 tests/netns/gsync_py.py run --rank 0 --members "$members" \
+	--mcast 239.77.1.3:7100 --dtypes fp32 --ops sum --sizes 1000 --iters 2 \
+	--timeout-ms 1500 > "$tmp/r0" 2>&1 &
+p0=$!
+gs_exec i1 python3 tests/netns/gsync_py.py run --rank 1 --members "$members" \
+	--mcast 239.77.1.3:7100 --dtypes fp32 --ops sum --sizes 1000 --iters 2 \
+	--timeout-ms 1500 > "$tmp/r1" 2>&1 &
+p1=$!
+gs_exec i2 python3 tests/netns/gsync_py.py run --rank 2 --members "$members" \
+	--mcast 239.77.1.3:7100 --dtypes fp32 --ops sum --sizes 1000 --iters 2 \
+	--timeout-ms 1500 --stop-after 1 > "$tmp/r2" 2>&1 &
+p2=$!
+wait $p0 $p1 $p2
+elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+for r in 0 1; do
+	gs_ok "rank $r: operation 1 succeeded before the peer died" \
+		grep -q 'seq 1 fp32 sum n=1000: .* status 0' "$tmp/r$r"
+	gs_ok "rank $r: operation 2 failed with ETIMEDOUT" \
+		grep -q 'seq 2 fp32 sum n=1000: status 110' "$tmp/r$r"
+done
+gs_ok "the timeout came within 1.5 s + 6 s slack (took ${elapsed}s)" \
+	python3 -c "import sys; sys.exit(not float(sys.argv[1]) < 7.5)" "$elapsed"
+
+# Rank 1 submits int32 where the others submit fp32: EPROTO (71) everywhere.
+GS_RANK_ARGS=("--dtypes fp32" "--dtypes int32" "--dtypes fp32")
+gs_group "$tmp/mm" "a dtype mismatch fails the operation with EPROTO on every rank" \
+	--members "$(gs_members 4 7001)" --mcast 239.77.1.4:7101 --ops sum \
+	--sizes 100 --timeout-ms 3000 --expect-status 71
+GS_RANK_ARGS=()
+
+# Close with an operation in flight (nobody else ever answers).
+gs_ok "closing a socket with an operation in flight" gs_exec i0 python3 - <<'PY'
+import sys
+sys.path.insert(0, "tests/netns")
+import gsync_py as g
+s = g.open_socket()
+g.join(s, 9, 0, [("198.18.0.1", 7200), ("198.18.0.2", 7200)], ("239.77.1.9", 7201))
+g.submit(s, 1, bytes(400000), g.FP32, g.SUM)
+s.close()
+PY
+gs_ok "no socket is left open" test "$(gs_exec i0 tail -n +2 /proc/net/gsync | wc -l)" = 0
+rm -rf "$tmp"
+exit $GS_FAILED

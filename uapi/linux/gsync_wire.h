@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * gsync wire format: what travels in UDP payloads between ranks. Published
+ * so that tools and packet dissectors can parse it. All multi-byte fields
+ * are big-endian. Every packet starts with struct gsync_wire_hdr; what
+ * follows depends on the type and is exactly payload_len bytes.
+ *
+ *  DATA    a chunk of one rank's contribution (or of a partial sum of
+ *          ncontrib ranks, for schedules with aggregation) to operation seq.
+ *          Payload: the chunk's bytes, chunk_bytes except for the last.
+ *  NACK    "I am missing these chunks of your contribution to seq".
+ *          Payload: struct gsync_wire_nack and its ranges.
+ *  STATUS  "for seq I hold the complete contribution of these ranks" (the
+ *          acknowledgement senders wait for before freeing their data).
+ *          Payload: struct gsync_wire_status.
+ *  POLL    sent by a rank that finished sending seq and has not heard from
+ *          every receiver: receivers answer with STATUS or NACK. Header
+ *          fields as in DATA, chunk = 0, no payload.
+ *  ABORT   "operation seq failed": payload struct gsync_wire_abort. Sent to
+ *          every rank when one rank detects ranks disagreeing on seq.
+ *
+ * Receivers validate every field before using any (see kmod/receive.c) and
+ * count each dropped packet by reason (enum gsync_drop_reason).
+ */
+#ifndef _UAPI_LINUX_GSYNC_WIRE_H
+#define _UAPI_LINUX_GSYNC_WIRE_H
+
+#include <linux/types.h>
+
+#define GSYNC_WIRE_VERSION	1
+
+enum gsync_pkt_type {
+	GSYNC_PKT_DATA = 1,
+	GSYNC_PKT_NACK = 2,
+	GSYNC_PKT_STATUS = 3,
+	GSYNC_PKT_POLL = 4,
+	GSYNC_PKT_ABORT = 5,
+};
+
+/* gsync_wire_hdr.flags */
+#define GSYNC_WF_RETRANSMIT	(1U << 0)	/* DATA sent again after a NACK */
+#define GSYNC_WF_PARTIAL	(1U << 1)	/* DATA is a partial sum */
+
+struct gsync_wire_hdr {
+	__u8 version;		/* GSYNC_WIRE_VERSION */
+	__u8 type;		/* enum gsync_pkt_type */
+	__u8 dtype;		/* enum gsync_dtype of the operation */
+	__u8 op;		/* enum gsync_redop of the operation */
+	__be16 src_rank;	/* sender's rank */
+	__be16 nranks;		/* group size as the sender knows it */
+	__be64 group_id;
+	__be64 seq;		/* operation sequence number */
+	__be16 round;		/* schedule round; 0 in one-round schedules */
+	__be16 flags;		/* GSYNC_WF_* */
+	__be32 chunk;		/* DATA: chunk index, < nchunks */
+	__be32 nchunks;		/* DATA, POLL: chunks in this contribution */
+	__be32 payload_len;	/* bytes following this header */
+	__be64 total_len;	/* DATA, POLL: contribution length in bytes */
+	__be16 ncontrib;	/* DATA: ranks summed in the payload (1 = raw) */
+	__be16 agg_slot;	/* DATA: schedule-defined partial-sum slot, 0 */
+	__be32 chunk_bytes;	/* DATA, POLL: the sender's chunk size */
+};
+
+#define GSYNC_WIRE_HDR_LEN	56
+
+/* One range of missing chunks: [first, first + count). */
+struct gsync_wire_range {
+	__be32 first;
+	__be32 count;
+};
+
+/*
+ * NACK payload. count = 0xffffffff in a range means "to the end": used when
+ * nothing of the contribution has arrived, so the receiver does not know
+ * how many chunks it has.
+ */
+struct gsync_wire_nack {
+	__be16 target_rank;	/* whose contribution is missing */
+	__be16 nranges;		/* 1..GSYNC_WIRE_MAX_RANGES */
+	__be32 reserved;	/* 0 */
+	/* struct gsync_wire_range ranges[nranges] */
+};
+
+#define GSYNC_WIRE_MAX_RANGES	128
+#define GSYNC_WIRE_RANGE_ALL	0xffffffffU
+
+/* STATUS payload: bit r set = the reporter holds rank r's whole contribution. */
+struct gsync_wire_status {
+	__u8 complete[32];	/* 256 bits, bit r in byte r / 8, LSB first */
+};
+
+/* ABORT payload. */
+struct gsync_wire_abort {
+	__be32 error;		/* positive errno the operation fails with */
+	__be32 reserved;	/* 0 */
+};
+
+#endif /* _UAPI_LINUX_GSYNC_WIRE_H */
