@@ -5,6 +5,7 @@
 #   make check           every test stage; ends with "N passed, N failed"
 #   make demo            boot the VM with the nine-city islands
 #   make deps            install the Debian packages the build and tests need
+#   make bench           CPU reduction and WAN all-reduce benchmarks
 #
 # VM_PROFILE=fast|debug selects the test kernel (see tests/vm/config/).
 
@@ -24,7 +25,7 @@ MODULE_SRCS := Kbuild $(shell find kmod uapi xrt_kernels/ref -name '*.[ch]' -o -
 
 USERSPACE_DIRS := $(patsubst %/Makefile,%,$(wildcard userspace/*/Makefile xrt_kernels/Makefile))
 
-.PHONY: all modules modules-dir userspace check demo deps clean checkpatch
+.PHONY: all modules modules-dir userspace check demo deps clean checkpatch bench
 
 all: userspace
 	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory modules; \
@@ -58,6 +59,12 @@ deps:
 
 checkpatch:
 	@tests/checkpatch
+
+# Benchmarks print numbers (and ratios against baselines measured in the
+# same run); they are not tests and never fail on the numbers.
+bench:
+	@$(MAKE) --no-print-directory -C tests/bench/reduce run
+	@tests/bench/gsync-bench
 
 clean:
 	rm -rf build

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Send hostile datagrams at a gsync rank's UDP endpoint.
 
-    fuzz_wire.py DEST_IP DEST_PORT GROUP_ID NRANKS SRC_RANK [COUNT] [SEED]
+    fuzz_wire.py DEST_IP DEST_PORT GROUP_ID NRANKS SRC_RANK [COUNT] [SEED] [lies]
 
 Run from the island of SRC_RANK (so some packets pass the source check and
 reach deeper validation). Mixes random bytes, truncated headers, and
 well-formed headers with one field broken at a time, plus NACK/POLL/STATUS/
-ABORT packets for operations that do not exist. Prints what it sent.
+ABORT packets for operations that do not exist. With "lies", also
+well-formed packets that a misbehaving member could send (an ABORT, data of
+the wrong length for a future operation): those are not dropped, they fail
+the operations they name. Prints how many packets it sent.
 """
 import random
 import socket
@@ -17,9 +20,9 @@ HDR = "!BBBBHHQQHHIIIQHHI"   # uapi/linux/gsync_wire.h, 56 bytes
 assert struct.calcsize(HDR) == 56
 
 
-def header(rnd, group, nranks, src, **over):
-    f = dict(version=1, type=1, dtype=0, op=0, src=src, nranks=nranks,
-             group=group, seq=1, round=0, flags=0, chunk=0, nchunks=1,
+def header(rnd, group_id, nranks_, src_rank, **over):
+    f = dict(version=1, type=1, dtype=0, op=0, src=src_rank, nranks=nranks_,
+             group=group_id, seq=1, round=0, flags=0, chunk=0, nchunks=1,
              plen=0, total=4, ncontrib=1, agg=0, cb=1024)
     f.update(over)
     return struct.pack(HDR, f["version"], f["type"], f["dtype"], f["op"],
@@ -28,7 +31,7 @@ def header(rnd, group, nranks, src, **over):
                        f["total"], f["ncontrib"], f["agg"], f["cb"])
 
 
-def cases(rnd, group, nranks, src):
+def cases(rnd, group, nranks, src, lies):
     big = 1 << 40
     yield b""
     yield bytes(1)
@@ -57,7 +60,10 @@ def cases(rnd, group, nranks, src):
     yield header(rnd, group, nranks, src, ncontrib=0, plen=4) + bytes(4)
     yield header(rnd, group, nranks, src, seq=0, plen=4) + bytes(4)
     yield header(rnd, group, nranks, src, seq=(1 << 64) - 1, plen=4) + bytes(4)
-    yield header(rnd, group, nranks, src, seq=2, plen=4) + bytes(4)   # future op
+    if lies:
+        # Well formed but lying: a future operation's data of the wrong
+        # length (fails that operation with EPROTO once it is submitted).
+        yield header(rnd, group, nranks, src, seq=2, plen=4) + bytes(4)
     # control packets for operations that do not exist or with bad payloads
     nack = struct.pack("!HHI", 0, 1, 0) + struct.pack("!II", 0, 0xFFFFFFFF)
     yield header(rnd, group, nranks, src, type=2, plen=len(nack)) + nack
@@ -66,7 +72,8 @@ def cases(rnd, group, nranks, src):
     yield header(rnd, group, nranks, src, type=3, plen=32) + b"\xff" * 32
     yield header(rnd, group, nranks, src, type=3, plen=31) + b"\xff" * 31
     yield header(rnd, group, nranks, src, type=4, plen=0, total=big)
-    yield header(rnd, group, nranks, src, type=5, plen=8) + struct.pack("!II", 71, 0)
+    if lies:
+        yield header(rnd, group, nranks, src, type=5, plen=8) + struct.pack("!II", 71, 0)
     yield header(rnd, group, nranks, src, type=5, plen=7) + bytes(7)
     while True:
         kind = rnd.random()
@@ -76,7 +83,6 @@ def cases(rnd, group, nranks, src):
             f = {k: rnd.getrandbits(bits) for k, bits in
                  (("type", 3), ("dtype", 3), ("op", 3), ("chunk", 12),
                   ("nchunks", 12), ("total", 20), ("cb", 12), ("seq", 3))}
-            f["src"] = src
             body = bytes(rnd.getrandbits(8) for _ in range(rnd.randrange(0, 1200)))
             f["plen"] = len(body) if rnd.random() < 0.7 else rnd.getrandbits(16)
             yield header(rnd, group, nranks, src, **f) + body
@@ -88,11 +94,12 @@ def main(a):
     ip, port, group, nranks, src = a[1], int(a[2]), int(a[3]), int(a[4]), int(a[5])
     count = int(a[6]) if len(a) > 6 else 2000
     rnd = random.Random(int(a[7]) if len(a) > 7 else 1)
+    lies = len(a) > 8 and a[8] == "lies"
     fam = socket.AF_INET6 if ":" in ip else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
     s.bind(("", port))   # the source port of SRC_RANK's endpoint
     n = 0
-    for n, pkt in enumerate(cases(rnd, group, nranks, src), 1):
+    for n, pkt in enumerate(cases(rnd, group, nranks, src, lies), 1):
         s.sendto(pkt, (ip, port))
         if n >= count:
             break
