@@ -4,10 +4,12 @@
  * transport state, and tearing it down.
  *
  * Locking: gsync_group_join() runs under lock_sock() of the gsync socket
- * (from setsockopt) and may sleep. gsync_group_destroy() runs at socket
- * release, when no syscall can use the socket any more; it stops the
- * group's work items and UDP sockets before freeing anything, so no
- * softirq or work can see freed state.
+ * (from setsockopt) and may sleep. gsync_group_close() runs at socket
+ * release, when no syscall can use the socket any more; the group then
+ * either ends at once or lingers (see below). gsync_group_destroy() stops
+ * the group's work items and UDP sockets before freeing anything, so no
+ * softirq or work can see freed state; it runs exactly once, by whoever
+ * took the group off its namespace's lingering list (gsync_net.lock).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,6 +21,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "offload.h"
 
 #define GSYNC_DEF_WINDOW	4
 #define GSYNC_DEF_MAX_OP	(64U << 20)
@@ -145,28 +148,30 @@ static u32 gsync_chunk_bytes(int family, u32 mtu)
 	return rounddown(mtu - ip - 8 - GSYNC_WIRE_HDR_LEN, 8);
 }
 
+/* Wake the socket's readers/writers, if it still has a socket. Locked. */
 void gsync_group_wake_reader(struct gsync_group *g)
 {
-	struct sock *sk = &g->gs->sk;
-
-	sk->sk_data_ready(sk);
+	if (g->gs)
+		g->gs->sk.sk_data_ready(&g->gs->sk);
 }
 
 void gsync_group_wake_writer(struct gsync_group *g)
 {
-	struct sock *sk = &g->gs->sk;
-
-	sk->sk_write_space(sk);
+	if (g->gs)
+		g->gs->sk.sk_write_space(&g->gs->sk);
 }
 
 static void gsync_group_free(struct gsync_group *g)
 {
+	gsync_offload_engine_destroy(g->engine);	/* offload: engine */
 	kfree(g->txbuf);
 	kfree(g->slots);
 	kfree(g->peer_sa);
 	kfree(g->members);
 	kfree(g);
 }
+
+static void gsync_group_destroy_work(struct work_struct *work);
 
 int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 		     unsigned int optlen)
@@ -243,7 +248,13 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	INIT_LIST_HEAD(&g->ctrl_q);
 	g->rate = j.pacing_rate;
 	g->refill = ktime_get();
-	g->engine = &gsync_reduce_cpu_engine;
+	/* offload: the socket's GSYNC_ENGINE choice (kmod/offload.c) */
+	g->engine = gsync_offload_engine_create(gs->engine);
+	err = -ENOMEM;
+	if (!g->engine)
+		goto err_free;
+	INIT_LIST_HEAD(&g->linger_node);
+	INIT_WORK(&g->destroy_work, gsync_group_destroy_work);
 	INIT_DELAYED_WORK(&g->tx_work, gsync_tx_work);
 	INIT_DELAYED_WORK(&g->repair_work, gsync_repair_work);
 	INIT_WORK(&g->reduce_work, gsync_reduce_work);
@@ -260,7 +271,7 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 
 	/* Pairs with the acquire in /proc and poll: publish a ready group. */
 	smp_store_release(&gs->group, g);
-	queue_delayed_work(system_unbound_wq, &g->repair_work,
+	queue_delayed_work(gsync_wq, &g->repair_work,
 			   msecs_to_jiffies(g->cfg.repair_ms));
 	return 0;
 
@@ -285,6 +296,8 @@ void gsync_group_destroy(struct gsync_group *g)
 	gsync_udp_close(g);	/* waits for receivers in flight (RCU) */
 	cancel_delayed_work_sync(&g->tx_work);
 	cancel_work_sync(&g->reduce_work);
+	/* offload: finish the engine's jobs before their ops are freed */
+	gsync_offload_engine_quiesce(g->engine);
 
 	/* Nothing else can reach the group now. */
 	for (i = 0; i < g->cfg.window; i++) {
@@ -297,4 +310,94 @@ void gsync_group_destroy(struct gsync_group *g)
 	list_for_each_entry_safe(c, tmp, &g->ctrl_q, node)
 		kfree(c);
 	gsync_group_free(g);
+}
+
+/*
+ * Lingering. A rank that has its result may close its socket while peers
+ * still need its contribution (their NACKs have not arrived yet); dropping
+ * it would make them time out. So a closed group whose operations are done
+ * here but not yet acknowledged by every peer stays alive without its
+ * socket, answering NACKs and POLLs, until every peer has acknowledged or
+ * op_timeout_ms has passed. Operations still in progress are abandoned:
+ * peers time out on them as on a dead rank. Lingering groups are listed in
+ * their namespace (gsync_net.lingering) so that namespace teardown and
+ * module unload can end them; whoever takes a group off that list owns its
+ * destruction.
+ */
+void gsync_group_close(struct gsync_group *g)
+{
+	struct gsync_net *gn = gsync_net(g->net);
+	void *bufs[GSYNC_MAX_WINDOW];
+	unsigned int nbufs = 0, i;
+	LIST_HEAD(to_free);
+	struct gsync_op *op;
+	bool linger = false;
+	u64 seq;
+
+	mutex_lock(&gn->lock);
+	list_add_tail(&g->linger_node, &gn->lingering);
+	mutex_unlock(&gn->lock);
+
+	spin_lock_bh(&g->lock);
+	g->gs = NULL;
+	for (seq = g->base_seq; seq < g->next_seq; seq++) {
+		op = gsync_slot(g, seq);
+		if (!op)
+			continue;
+		if (op->state == GSYNC_OPS_OPEN) {
+			op->state = GSYNC_OPS_FAILED;
+			op->status = -ECANCELED;
+		}
+		op->delivered = true;
+		bufs[nbufs] = gsync_op_take_sendbuf(g, op);
+		nbufs += !!bufs[nbufs];
+		linger |= !!op->sendbuf;
+	}
+	gsync_group_release_slots(g, &to_free);
+	g->lingering = linger;
+	spin_unlock_bh(&g->lock);
+
+	for (i = 0; i < nbufs; i++)
+		kvfree(bufs[i]);
+	gsync_op_free_list(g, &to_free);
+	if (linger)
+		return;
+	mutex_lock(&gn->lock);
+	list_del_init(&g->linger_node);
+	mutex_unlock(&gn->lock);
+	gsync_group_destroy(g);
+}
+
+/* Queued by the repair work once a lingering group has nothing to serve. */
+static void gsync_group_destroy_work(struct work_struct *work)
+{
+	struct gsync_group *g = container_of(work, struct gsync_group,
+					     destroy_work);
+	struct gsync_net *gn = gsync_net(g->net);
+	bool mine;
+
+	mutex_lock(&gn->lock);
+	mine = !list_empty(&g->linger_node);
+	list_del_init(&g->linger_node);
+	mutex_unlock(&gn->lock);
+	if (mine)
+		gsync_group_destroy(g);
+}
+
+/* Namespace teardown: end every lingering group of gn now. */
+void gsync_net_reap_lingering(struct gsync_net *gn)
+{
+	struct gsync_group *g, *tmp;
+	LIST_HEAD(list);
+
+	mutex_lock(&gn->lock);
+	list_splice_init(&gn->lingering, &list);
+	mutex_unlock(&gn->lock);
+	list_for_each_entry_safe(g, tmp, &list, linger_node) {
+		list_del_init(&g->linger_node);
+		cancel_work_sync(&g->destroy_work);
+		gsync_group_destroy(g);
+	}
+	/* Destructions already started by their own work finish first. */
+	flush_workqueue(gsync_wq);
 }

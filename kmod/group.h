@@ -65,6 +65,7 @@ struct gsync_op {
 	u8 state;			/* enum gsync_op_state */
 	bool delivered;			/* handed to the user by recvmsg */
 	bool tx_done;			/* every chunk of ours sent once */
+	bool reduce_started;		/* handed to the reduction engine */
 	int status;			/* 0 or -errno */
 	u32 len;
 	u32 nchunks;			/* our chunking of our contribution */
@@ -78,6 +79,8 @@ struct gsync_op {
 	u16 *rtx_who;
 	u32 rtx_pending;		/* bits set in rtx */
 	const void **in;		/* [nranks]: reduce inputs, rank order */
+	struct gsync_reduce_job job;	/* owned by the engine while REDUCING */
+	struct gsync_group *group;	/* for the engine's completion */
 	struct list_head free_node;	/* on a to-free list once released */
 	u32 tx_next;			/* next new (chunk, peer) to send */
 	unsigned long submitted_at;	/* jiffies of our sendmsg() */
@@ -102,7 +105,7 @@ struct gsync_ctrl {
 };
 
 struct gsync_group {
-	struct gsync_sock *gs;
+	struct gsync_sock *gs;		/* lock: NULL once the socket closed */
 	struct net *net;
 	struct gsync_join cfg;		/* validated, defaults applied */
 	struct gsync_addr *members;	/* [nranks] */
@@ -116,6 +119,9 @@ struct gsync_group {
 
 	spinlock_t lock;
 	bool dead;			/* lock: tearing down, queue nothing */
+	bool lingering;			/* lock: socket closed, serving peers */
+	struct list_head linger_node;	/* gsync_net.lingering, its lock */
+	struct work_struct destroy_work;/* ends a lingering group */
 	u64 base_seq;			/* lock: oldest seq holding a slot */
 	u64 next_seq;			/* lock: seq of the next sendmsg */
 	u64 deliver_seq;		/* lock: seq recvmsg returns next */
@@ -150,6 +156,8 @@ static inline bool gsync_seq_in_window(struct gsync_group *g, u64 seq)
 int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 		     unsigned int optlen);
 void gsync_group_destroy(struct gsync_group *g);
+void gsync_group_close(struct gsync_group *g);
+bool gsync_op_keeps_failure(const struct gsync_op *op);
 int gsync_join_check(struct gsync_join *j,
 		     const struct gsync_addr *members);
 void gsync_group_wake_reader(struct gsync_group *g);

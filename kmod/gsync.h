@@ -42,6 +42,8 @@ struct gsync_net {
 	atomic_t sockets_open;
 	atomic64_t sockets_created;
 	u64 next_sock_id;		/* under lock */
+	/* under lock: closed groups still serving peers (gsync_group) */
+	struct list_head lingering;
 };
 
 struct gsync_group;
@@ -53,6 +55,8 @@ struct gsync_sock {
 	u64 id;				/* unique within the netns */
 	/* set once by GSYNC_JOIN under lock_sock; freed at release */
 	struct gsync_group *group;
+	/* GSYNC_ENGINE (enum gsync_engine), under lock_sock; see offload.c */
+	u32 engine;
 };
 
 static inline struct gsync_sock *gsync_sk(const struct sock *sk)
@@ -62,6 +66,7 @@ static inline struct gsync_sock *gsync_sk(const struct sock *sk)
 
 /* main.c */
 extern int gsync_family;
+extern struct workqueue_struct *gsync_wq;
 bool gsync_family_allowed(int family);
 
 /* netns.c */
@@ -70,6 +75,7 @@ void gsync_netns_unregister(void);
 struct gsync_net *gsync_net(const struct net *net);
 void gsync_net_add_sock(struct gsync_net *gn, struct gsync_sock *gs);
 void gsync_net_del_sock(struct gsync_net *gn, struct gsync_sock *gs);
+void gsync_net_reap_lingering(struct gsync_net *gn);
 
 /* socket.c */
 int gsync_socket_register(int family);

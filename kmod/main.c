@@ -3,22 +3,29 @@
  * gsync module entry: the family= parameter, init and exit.
  *
  * Locking: gsync_family is set by the module loader before init runs and is
- * never written afterwards, so it is read without locks.
+ * never written afterwards, so it is read without locks. gsync_wq exists
+ * from before the family is registered until after every namespace's state
+ * is gone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/workqueue.h>
 #include <linux/gsync.h>
 
 #include "gsync.h"
+#include "offload.h"
 
 int gsync_family = GSYNC_AF_DEFAULT;
 module_param_named(family, gsync_family, int, 0444);
 GSYNC_EXPORT_FOR_TESTS(gsync_family);
 MODULE_PARM_DESC(family,
 		 "address family number for AF_GSYNC (one of 13 14 18 19 22 25; default 25)");
+
+/* Every work item of gsync runs here, so unload can wait for all of them. */
+struct workqueue_struct *gsync_wq;
 
 static const int gsync_allowed_families[] = GSYNC_AF_ALLOWED;
 
@@ -48,24 +55,41 @@ static int __init gsync_init(void)
 		return -EINVAL;
 	}
 
+	gsync_wq = alloc_workqueue("gsync", WQ_UNBOUND, 0);
+	if (!gsync_wq)
+		return -ENOMEM;
+
 	err = gsync_netns_register();
 	if (err)
-		return err;
+		goto err_wq;
+
+	err = gsync_offload_init();	/* /dev/gsync-offload */
+	if (err) {
+		gsync_netns_unregister();
+		goto err_wq;
+	}
 
 	err = gsync_socket_register(gsync_family);
 	if (err) {
+		gsync_offload_exit();
 		gsync_netns_unregister();
-		return err;
+		goto err_wq;
 	}
 
 	pr_info("AF_GSYNC registered as address family %d\n", gsync_family);
 	return 0;
+
+err_wq:
+	destroy_workqueue(gsync_wq);
+	return err;
 }
 
 static void __exit gsync_exit(void)
 {
 	gsync_socket_unregister();
-	gsync_netns_unregister();
+	gsync_netns_unregister();	/* destroys lingering groups */
+	destroy_workqueue(gsync_wq);	/* waits for the last work items */
+	gsync_offload_exit();		/* no group or agent is left */
 }
 
 module_init(gsync_init);

@@ -4,7 +4,7 @@
  * /proc/net files of each namespace.
  *
  * Locking: gsync_net.lock (a mutex, process context only) protects the socks
- * list and next_sock_id. Counters are atomics. The pernet init/exit callbacks
+ * list, next_sock_id and the lingering list (see gsync_group_close()). Counters are atomics. The pernet init/exit callbacks
  * run with no socket of that namespace open: a socket holds a reference on
  * its namespace (sk_alloc with kern == 0), and kernel sockets are released by
  * their owners before the namespace goes away.
@@ -47,6 +47,7 @@ static int __net_init gsync_net_init(struct net *net)
 	gn->net = net;
 	mutex_init(&gn->lock);
 	INIT_LIST_HEAD(&gn->socks);
+	INIT_LIST_HEAD(&gn->lingering);
 	atomic_set(&gn->sockets_open, 0);
 	atomic64_set(&gn->sockets_created, 0);
 	gn->next_sock_id = 0;
@@ -58,6 +59,8 @@ static void __net_exit gsync_net_exit(struct net *net)
 	struct gsync_net *gn = gsync_net(net);
 
 	gsync_proc_exit_net(net);
+	/* Closed groups still serving peers die with their namespace. */
+	gsync_net_reap_lingering(gn);
 	WARN_ON_ONCE(!list_empty(&gn->socks));
 	mutex_destroy(&gn->lock);
 }

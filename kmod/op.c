@@ -88,6 +88,17 @@ fail:
 	return NULL;
 }
 
+/*
+ * Failures every rank must report alike (a mismatch, or an abort that
+ * reported one) are told to peers that ask; a timeout or an operation
+ * abandoned by close is not: peers find out by timing out themselves.
+ */
+bool gsync_op_keeps_failure(const struct gsync_op *op)
+{
+	return op->state == GSYNC_OPS_FAILED &&
+	       (op->status == -EPROTO || op->status == -ECONNABORTED);
+}
+
 /* Fail an operation still collecting contributions. Under the lock. */
 void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err)
 {
@@ -95,6 +106,8 @@ void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err)
 		return;
 	op->state = GSYNC_OPS_FAILED;
 	op->status = err;
+	/* Stay around to tell late peers (see gsync_rx_tell_failed()). */
+	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
 	if (err == -ETIMEDOUT)
 		g->stats.timeouts++;
 	else if (err == -EPROTO)
@@ -114,7 +127,8 @@ bool gsync_op_releasable(struct gsync_group *g, struct gsync_op *op)
 
 /*
  * Our contribution can go once the operation is over here and every peer
- * holds it, or has had op_timeout_ms to ask for it again. Returns the
+ * holds it, or has had op_timeout_ms to ask for it again. A failed
+ * operation is kept as long, so peers that ask can be told it failed. Returns the
  * buffer for the caller to free outside the lock, or NULL. Under the lock.
  */
 void *gsync_op_take_sendbuf(struct gsync_group *g, struct gsync_op *op)
@@ -127,6 +141,10 @@ void *gsync_op_take_sendbuf(struct gsync_group *g, struct gsync_op *op)
 		return NULL;
 	if (op->state == GSYNC_OPS_DONE &&
 	    !bitmap_full(op->acked, g->cfg.nranks) &&
+	    time_before(jiffies, op->retain_until))
+		return NULL;
+	/* A failure peers may not know of yet is kept to answer them. */
+	if (gsync_op_keeps_failure(op) &&
 	    time_before(jiffies, op->retain_until))
 		return NULL;
 	op->sendbuf = NULL;
@@ -169,7 +187,10 @@ void gsync_op_free_list(struct gsync_group *g, struct list_head *to_free)
 		gsync_group_wake_writer(g);
 }
 
-/* The oldest operation whose contributions are all here. Under the lock. */
+/*
+ * The oldest operation whose contributions are all here and that no engine
+ * has yet; it is marked as handed out. Under the lock.
+ */
 static struct gsync_op *gsync_next_reducible(struct gsync_group *g)
 {
 	struct gsync_op *op;
@@ -177,24 +198,47 @@ static struct gsync_op *gsync_next_reducible(struct gsync_group *g)
 
 	for (seq = g->base_seq; seq < g->next_seq; seq++) {
 		op = gsync_slot(g, seq);
-		if (op && op->state == GSYNC_OPS_REDUCING)
+		if (op && op->state == GSYNC_OPS_REDUCING &&
+		    !op->reduce_started) {
+			op->reduce_started = true;
 			return op;
+		}
 	}
 	return NULL;
 }
 
+/*
+ * The engine finished an operation's reduction (process context, any
+ * engine). Peer buffers are no longer needed: give the memory back.
+ */
 static void gsync_reduce_done(struct gsync_reduce_job *job)
 {
+	struct gsync_op *op = job->priv;
+	struct gsync_group *g = op->group;
+	unsigned int r;
+
+	for (r = 0; r < g->cfg.nranks; r++) {
+		if (r == g->cfg.rank)
+			continue;
+		kvfree(op->contrib[r].buf);
+		op->contrib[r].buf = NULL;
+	}
+	spin_lock_bh(&g->lock);
+	op->state = job->status ? GSYNC_OPS_FAILED : GSYNC_OPS_DONE;
+	op->status = job->status;
+	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
+	if (op->seq == g->deliver_seq)
+		gsync_group_wake_reader(g);
+	spin_unlock_bh(&g->lock);
 }
 
 void gsync_reduce_work(struct work_struct *work)
 {
 	struct gsync_group *g = container_of(work, struct gsync_group,
 					     reduce_work);
-	struct gsync_reduce_job job;
+	struct gsync_reduce_job *job;
 	struct gsync_op *op;
 	unsigned int r, me = g->cfg.rank;
-	int err;
 
 	for (;;) {
 		spin_lock_bh(&g->lock);
@@ -205,33 +249,22 @@ void gsync_reduce_work(struct work_struct *work)
 
 		for (r = 0; r < g->cfg.nranks; r++)
 			op->in[r] = r == me ? op->sendbuf : op->contrib[r].buf;
-		memset(&job, 0, sizeof(job));
-		job.in = op->in;
-		job.k = g->cfg.nranks;
-		job.out = op->result;
-		job.count = op->len / gsync_dtype_size(op->dtype);
-		job.dtype = op->dtype;
-		job.op = op->redop;
-		job.avg_divisor = g->cfg.nranks;
-		job.done = gsync_reduce_done;
-		err = gsync_reduce_cpu(&job);
-
-		/* Peer buffers are no longer needed: give the memory back. */
-		for (r = 0; r < g->cfg.nranks; r++) {
-			if (r == me)
-				continue;
-			kvfree(op->contrib[r].buf);
-			op->contrib[r].buf = NULL;
+		job = &op->job;
+		job->in = op->in;
+		job->k = g->cfg.nranks;
+		job->out = op->result;
+		job->count = op->len / gsync_dtype_size(op->dtype);
+		job->dtype = op->dtype;
+		job->op = op->redop;
+		job->avg_divisor = g->cfg.nranks;
+		job->done = gsync_reduce_done;
+		job->priv = op;
+		op->group = g;
+		/* An engine that refuses the job leaves it to the CPU. */
+		if (g->engine->submit(g->engine, job)) {
+			job->status = gsync_reduce_cpu(job);
+			gsync_reduce_done(job);
 		}
-
-		spin_lock_bh(&g->lock);
-		op->state = err ? GSYNC_OPS_FAILED : GSYNC_OPS_DONE;
-		op->status = err;
-		op->retain_until = jiffies +
-				   msecs_to_jiffies(g->cfg.op_timeout_ms);
-		if (op->seq == g->deliver_seq)
-			gsync_group_wake_reader(g);
-		spin_unlock_bh(&g->lock);
 		cond_resched();
 	}
 }

@@ -49,7 +49,7 @@ static bool gsync_rx_source_ok(struct gsync_group *g, struct sk_buff *skb,
 static void gsync_rx_all_here(struct gsync_group *g, struct gsync_op *op)
 {
 	op->state = GSYNC_OPS_REDUCING;
-	queue_work(system_unbound_wq, &g->reduce_work);
+	queue_work(gsync_wq, &g->reduce_work);
 	gsync_send_status(g, op, -1);
 }
 
@@ -105,6 +105,23 @@ static void gsync_rx_data(struct gsync_group *g, struct gsync_op *op,
 		gsync_rx_all_here(g, op);
 }
 
+/*
+ * A peer asks about an operation that failed here for a reason it must
+ * share (a mismatch or an abort, not our own timeout): tell it, so ranks
+ * that joined late or lost the ABORT fail the same way.
+ */
+static bool gsync_rx_tell_failed(struct gsync_group *g, struct gsync_op *op,
+				 unsigned int r)
+{
+	struct gsync_wire_abort a = {};
+
+	if (!gsync_op_keeps_failure(op))
+		return false;
+	a.error = cpu_to_be32(op->status == -EPROTO ? EPROTO : ECONNABORTED);
+	gsync_ctrl_queue(g, r, GSYNC_PKT_ABORT, op, op->seq, &a, sizeof(a));
+	return true;
+}
+
 /* A peer asks for chunks of our contribution again. */
 static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 			  struct sk_buff *skb, unsigned int r)
@@ -124,7 +141,7 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 			  be16_to_cpu(n.nranges) * sizeof(ranges[0])))
 		return gsync_drop(g, GSYNC_DROP_SHORT);
 	g->stats.nacks_received++;
-	if (!op->sendbuf)
+	if (gsync_rx_tell_failed(g, op, r) || !op->sendbuf)
 		return;
 	for (i = 0; i < be16_to_cpu(n.nranges); i++) {
 		first = be32_to_cpu(ranges[i].first);
@@ -163,6 +180,8 @@ static void gsync_rx_poll(struct gsync_group *g, struct gsync_op *op,
 {
 	struct gsync_contrib *c = &op->contrib[r];
 
+	if (gsync_rx_tell_failed(g, op, r))
+		return;
 	if (op->state != GSYNC_OPS_OPEN || c->complete)
 		return gsync_send_status(g, op, r);
 	if (h->dtype != op->dtype || h->op != op->redop ||
@@ -238,7 +257,7 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 		/* Not submitted here yet: keep DATA and ABORT for later. */
 		if (h.type != GSYNC_PKT_DATA && h.type != GSYNC_PKT_ABORT)
 			return false;
-		if (g->stash_bytes + skb->truesize >
+		if (!g->gs || g->stash_bytes + skb->truesize >
 		    READ_ONCE(g->gs->sk.sk_rcvbuf)) {
 			gsync_drop(g, GSYNC_DROP_NOMEM);
 			return false;

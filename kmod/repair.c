@@ -138,6 +138,7 @@ void gsync_repair_work(struct work_struct *work)
 	void *bufs[GSYNC_MAX_WINDOW];
 	unsigned long now = jiffies;
 	unsigned int nbufs = 0, i;
+	bool serving = false;
 	LIST_HEAD(to_free);
 	struct gsync_op *op;
 	u64 seq;
@@ -156,10 +157,14 @@ void gsync_repair_work(struct work_struct *work)
 			bufs[nbufs] = gsync_op_take_sendbuf(g, op);
 			nbufs += !!bufs[nbufs];
 		}
+		serving |= !!op->sendbuf;
 	}
 	gsync_group_release_slots(g, &to_free);
-	queue_delayed_work(system_unbound_wq, &g->repair_work,
-			   msecs_to_jiffies(g->cfg.repair_ms));
+	if (g->lingering && !serving)
+		queue_work(gsync_wq, &g->destroy_work);
+	else
+		queue_delayed_work(gsync_wq, &g->repair_work,
+				   msecs_to_jiffies(g->cfg.repair_ms));
 	spin_unlock_bh(&g->lock);
 
 	for (i = 0; i < nbufs; i++)

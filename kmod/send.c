@@ -23,7 +23,7 @@
 void gsync_tx_kick(struct gsync_group *g)
 {
 	if (!g->dead)
-		queue_delayed_work(system_unbound_wq, &g->tx_work, 0);
+		queue_delayed_work(gsync_wq, &g->tx_work, 0);
 }
 
 void gsync_wire_fill(struct gsync_group *g, struct gsync_wire_hdr *h,
@@ -248,7 +248,7 @@ void gsync_tx_work(struct work_struct *work)
 				}
 			}
 			spin_unlock_bh(&g->lock);
-			queue_delayed_work(system_unbound_wq, &g->tx_work,
+			queue_delayed_work(gsync_wq, &g->tx_work,
 					   wait);
 			return;
 		}

@@ -21,6 +21,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "offload.h"
 
 static struct proto gsync_proto = {
 	.name = "GSYNC",
@@ -45,7 +46,7 @@ static int gsync_release(struct socket *sock)
 	sk->sk_shutdown = SHUTDOWN_MASK;
 	release_sock(sk);
 	if (g)
-		gsync_group_destroy(g);
+		gsync_group_close(g);
 
 	sock->sk = NULL;
 	sock_put(sk);
@@ -57,6 +58,7 @@ static int gsync_setsockopt(struct socket *sock, int level, int optname,
 {
 	struct gsync_sock *gs = gsync_sk(sock->sk);
 	struct gsync_group *g;
+	u32 engine;
 	u64 rate;
 	int err;
 
@@ -86,6 +88,19 @@ static int gsync_setsockopt(struct socket *sock, int level, int optname,
 		gsync_tx_kick(g);
 		spin_unlock_bh(&g->lock);
 		err = 0;
+		break;
+	case GSYNC_ENGINE:	/* offload: engine selection (offload.c) */
+		err = -EINVAL;
+		if (optlen != sizeof(u32))
+			break;
+		err = -EFAULT;
+		if (copy_from_sockptr(&engine, optval, sizeof(engine)))
+			break;
+		err = -EINVAL;
+		if (engine >= GSYNC_ENGINE_MAX)
+			break;
+		gs->engine = engine;
+		err = g ? gsync_offload_engine_set_mode(g->engine, engine) : 0;
 		break;
 	default:
 		err = -ENOPROTOOPT;
@@ -122,6 +137,7 @@ static int gsync_getsockopt(struct socket *sock, int level, int optname,
 		struct gsync_info info;
 		struct gsync_stats stats;
 		u64 rate;
+		u32 engine;
 	} v;
 	struct gsync_group *g;
 	int len, size;
@@ -157,6 +173,10 @@ static int gsync_getsockopt(struct socket *sock, int level, int optname,
 		size = sizeof(v.rate);
 		if (g)
 			v.rate = READ_ONCE(g->rate);
+		break;
+	case GSYNC_ENGINE:	/* offload: engine selection (offload.c) */
+		size = sizeof(v.engine);
+		v.engine = gs->engine;
 		break;
 	default:
 		release_sock(sock->sk);

@@ -15,6 +15,7 @@ Command line (one process per rank; see --help):
 import argparse
 import hashlib
 import math
+import os
 import random
 import socket
 import struct
@@ -288,7 +289,7 @@ def main():
     run.add_argument("--expect-status", default="0",
                      help="errno expected from every operation (0 = success)")
     run.add_argument("--stop-after", type=int, default=0,
-                     help="exit abruptly after submitting this many operations")
+                     help="exit abruptly after completing this many operations")
     a = ap.parse_args()
 
     members = [parse_endpoint(m) for m in a.members.split(",")]
@@ -308,13 +309,11 @@ def main():
                 op = OPS[oname]
                 for nelem in (int(x) for x in a.sizes.split(",")):
                     mine = make_buffer(a.seed, seq, a.rank, dtype, nelem, a.specials)
-                    t0 = time.monotonic()
                     if a.stop_after and seq > a.stop_after:
-                        sys.exit(0)
+                        # Die like a crashed rank: no goodbye, no op 2.
+                        os._exit(0)
+                    t0 = time.monotonic()
                     submit(s, seq, mine, dtype, op)
-                    if a.stop_after and seq == a.stop_after:
-                        time.sleep(0.5)
-                        sys.exit(0)
                     rseq, status, data = collect(s, len(mine))
                     dt = time.monotonic() - t0
                     tag = f"rank {a.rank} seq {seq} {dname} {oname} n={nelem}"

@@ -100,6 +100,23 @@ struct gsync_addr {
 /* GSYNC_STATS (get): struct gsync_stats; counters since the socket opened. */
 #define GSYNC_STATS		4
 
+/*
+ * GSYNC_ENGINE (set/get, before or after GSYNC_JOIN): __u32, which engine
+ * reduces this socket's operations (enum gsync_engine). DEFAULT follows
+ * the module parameter engine=. A change applies to operations whose
+ * reduction starts afterwards. EINVAL for an unknown value. See
+ * docs/offload.md.
+ */
+#define GSYNC_ENGINE		5
+
+enum gsync_engine {
+	GSYNC_ENGINE_DEFAULT = 0,	/* module parameter engine= */
+	GSYNC_ENGINE_CPU = 1,		/* in-kernel CPU engine */
+	GSYNC_ENGINE_OFFLOAD = 2,	/* the offload agent; CPU if none */
+	GSYNC_ENGINE_AUTO = 3,		/* offload if an agent is registered */
+	GSYNC_ENGINE_MAX,
+};
+
 #define GSYNC_MAX_RANKS		256
 #define GSYNC_MAX_WINDOW	64
 #define GSYNC_MAX_OP_BYTES	(1U << 30)
