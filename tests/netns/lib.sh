@@ -31,6 +31,9 @@
 #   gs_addr4 ID / gs_addr6 ID   an island's addresses
 
 GS_STATE=${GS_STATE:-/run/gsync-islands}
+# On the debug kernel (KASAN, lockdep, kmemleak under TCG) everything runs
+# about ten times slower: tests pick smaller sizes with gs_pick FAST DEBUG.
+gs_pick() { if [ "${VM_PROFILE:-fast}" = debug ]; then echo "$2"; else echo "$1"; fi; }
 GS_NETNS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 GS_MCAST4_ROUTE=224.0.0.0/4
 
