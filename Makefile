@@ -5,7 +5,7 @@
 #   make check           every test stage; ends with "N passed, N failed"
 #   make demo            boot the VM with the nine-city islands
 #   make deps            install the Debian packages the build and tests need
-#   make bench           CPU reduction and WAN all-reduce benchmarks
+#   make bench           CPU reduction, offload path and WAN all-reduce benchmarks
 #
 # VM_PROFILE=fast|debug selects the test kernel (see tests/vm/config/).
 
@@ -64,6 +64,7 @@ checkpatch:
 # same run); they are not tests and never fail on the numbers.
 bench:
 	@$(MAKE) --no-print-directory -C tests/bench/reduce run
+	@tests/bench/offload/run
 	@tests/bench/gsync-bench
 
 clean:

@@ -38,6 +38,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": offload: " fmt
 
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -74,6 +75,7 @@ struct gsync_offload_job {
 	size_t committed;		/* elements committed by the agent */
 	unsigned int busy;		/* pieces in BUSY slots */
 	unsigned long deadline;		/* jiffies */
+	u64 start_ns;			/* ktime_get_ns() at submit */
 };
 
 /* A group's engine. */
@@ -185,6 +187,11 @@ GSYNC_EXPORT_FOR_TESTS(gsync_offload_set_timeout_ms);
 static void gsync_oc_inc(enum gsync_offload_counter c)
 {
 	atomic64_inc(&gsync_off.counters[c]);
+}
+
+static void gsync_oc_add(enum gsync_offload_counter c, u64 v)
+{
+	atomic64_add(v, &gsync_off.counters[c]);
 }
 
 u64 gsync_offload_counter(enum gsync_offload_counter c)
@@ -433,9 +440,14 @@ static int gsync_offload_submit(struct gsync_reduce_engine *eng,
 	if (!job || !job->done)
 		return -EINVAL;
 	if (mode == GSYNC_ENGINE_CPU) {
+		u64 t0 = ktime_get_ns();
+		int err;
+
 		gsync_oc_inc(GSYNC_OC_CPU);
-		return gsync_reduce_cpu_engine.submit(&gsync_reduce_cpu_engine,
-						      job);
+		err = gsync_reduce_cpu_engine.submit(&gsync_reduce_cpu_engine,
+						     job);
+		gsync_oc_add(GSYNC_OC_CPU_NS, ktime_get_ns() - t0);
+		return err;
 	}
 	if (gsync_reduce_job_check(job))
 		return -EINVAL;
@@ -465,6 +477,7 @@ static int gsync_offload_submit(struct gsync_reduce_engine *eng,
 	oj->esize = gsync_dtype_size(job->dtype);
 	oj->piece = gsync_piece_elems(a, job->k, oj->esize);
 	oj->deadline = jiffies + msecs_to_jiffies(gsync_offload_timeout_ms());
+	oj->start_ns = ktime_get_ns();
 	list_add_tail(&oj->active_node, &gsync_off.active);
 	list_add_tail(&oj->queue_node, &gsync_off.pending);
 	cl->inflight++;
@@ -696,6 +709,7 @@ gsync_offload_commit(struct gsync_offload_agent *a, u32 slot, s32 status)
 		return NULL;
 	gsync_offload_take(oj);
 	gsync_oc_inc(GSYNC_OC_OFFLOADED);
+	gsync_oc_add(GSYNC_OC_OFFLOAD_NS, ktime_get_ns() - oj->start_ns);
 	return oj;
 }
 
@@ -856,17 +870,29 @@ static const char *const gsync_oc_names[GSYNC_OC_MAX] = {
 	[GSYNC_OC_LATE_COMMITS] = "late_commits",
 	[GSYNC_OC_REGISTERS] = "agent_registers",
 	[GSYNC_OC_AGENT_LOST] = "agent_lost",
+	[GSYNC_OC_OFFLOAD_NS] = "offload_ns",
+	[GSYNC_OC_CPU_NS] = "cpu_ns",
 };
 
-/* "name value" lines; agent_registered is 0 or 1. */
+/*
+ * "name value" lines: the counters, then two gauges: agent_registered (0
+ * or 1) and jobs_active (accepted jobs not finished yet).
+ */
 int gsync_offload_show(struct seq_file *m, void *v)
 {
+	struct gsync_offload_job *oj;
+	unsigned int active = 0;
 	int i;
 
 	for (i = 0; i < GSYNC_OC_MAX; i++)
 		seq_printf(m, "%s %llu\n", gsync_oc_names[i],
 			   gsync_offload_counter(i));
-	seq_printf(m, "agent_registered %d\n", !!READ_ONCE(gsync_off.agent));
+	mutex_lock(&gsync_offload_lock);
+	list_for_each_entry(oj, &gsync_off.active, active_node)
+		active++;
+	seq_printf(m, "agent_registered %d\njobs_active %u\n",
+		   !!gsync_off.agent, active);
+	mutex_unlock(&gsync_offload_lock);
 	return 0;
 }
 

@@ -92,6 +92,8 @@ enum gsync_offload_counter {
 	GSYNC_OC_LATE_COMMITS,		/* commits for jobs already taken back */
 	GSYNC_OC_REGISTERS,		/* agents registered */
 	GSYNC_OC_AGENT_LOST,		/* agents gone without STOP */
+	GSYNC_OC_OFFLOAD_NS,		/* submit to done, offloaded jobs */
+	GSYNC_OC_CPU_NS,		/* submit to done, GSYNC_OC_CPU jobs */
 	GSYNC_OC_MAX,
 };
 

@@ -13,15 +13,15 @@ run() { # DESC ARGS...
 	pids+=($!)
 }
 run "group 1 (IPv4 multicast)" --group 1 --members "$(gs_members 4 7400)" \
-	--mcast 239.77.4.1:7500 --dtypes fp32 --ops sum --sizes 1000,30000 --iters 2
+	--mcast 239.77.4.1:7500 --dtypes fp32 --ops sum --sizes "$(gs_pick 1000,30000 1000,5000)" --iters 2
 run "group 2 (IPv4 multicast)" --group 2 --members "$(gs_members 4 7401)" \
-	--mcast 239.77.4.2:7501 --dtypes int32 --ops max --sizes 777,30000 --iters 2
+	--mcast 239.77.4.2:7501 --dtypes int32 --ops max --sizes "$(gs_pick 777,30000 777,5000)" --iters 2
 run "group 3 (IPv6 multicast)" --group 3 --members "$(gs_members 6 7402)" \
-	--mcast '[ff15::4:3]:7502' --dtypes bf16 --ops avg --sizes 5,40000 --iters 2
+	--mcast '[ff15::4:3]:7502' --dtypes bf16 --ops avg --sizes "$(gs_pick 5,40000 5,5000)" --iters 2
 run "group 4 (IPv4 unicast)" --group 4 --members "$(gs_members 4 7403)" \
-	--dtypes fp16 --ops sum --sizes 64,10000 --iters 2
+	--dtypes fp16 --ops sum --sizes "$(gs_pick 64,10000 64,3000)" --iters 2
 run "group 5 (same group id as 1, other port)" --group 1 --members "$(gs_members 4 7404)" \
-	--mcast 239.77.4.1:7504 --dtypes fp32 --ops min --sizes 100,20000 --iters 2
+	--mcast 239.77.4.1:7504 --dtypes fp32 --ops min --sizes "$(gs_pick 100,20000 100,4000)" --iters 2
 for p in "${pids[@]}"; do wait "$p"; done
 cat "$tmp"/tap.*
 grep -q '^not ok' "$tmp"/tap.* && GS_FAILED=1

@@ -91,7 +91,11 @@ struct gsync_addr {
  */
 #define GSYNC_JOIN		1
 
-/* GSYNC_PACING_RATE (set/get): __u64 bytes per second, 0 = unpaced. */
+/*
+ * GSYNC_PACING_RATE (set/get): __u64 bytes per second, 0 = unpaced. There
+ * is no congestion control: with k ranks multicasting at once each receiver
+ * takes k-1 streams, so pace to about its ingress capacity / (k - 1).
+ */
 #define GSYNC_PACING_RATE	2
 
 /* GSYNC_INFO (get): struct gsync_info. */

@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# FPGA offload through /dev/gsync-offload with the agent's sim backend:
+# all-reduces on 3 islands are reduced by the agent (counters prove it) and
+# are bit-exact; the agent killed mid-run -> operations still complete via
+# the kernel's CPU fallback (counted); restarted -> offload resumes; SIGTERM
+# hands held jobs back and exits 0; injected agent errors and missed
+# deadlines fall back; engine=cpu and the GSYNC_ENGINE socket option select.
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+agent=userspace/offloadd/build/gsync-offloadd
+stats=/proc/driver/gsync_offload
+params=/sys/module/gsync/parameters
+
+[ -x "$agent" ] || make -s -C userspace/offloadd build/gsync-offloadd >/dev/null 2>&1
+if [ ! -x "$agent" ] || [ ! -r "$stats" ] || [ ! -c /dev/gsync-offload ]; then
+	gs_fail "offload prerequisites: agent $agent, $stats, /dev/gsync-offload"
+	exit 1
+fi
+
+ctr() { awk -v n="$1" '$1 == n {print $2}' "$stats"; }
+snap() { cp "$stats" "$tmp/snap.$1"; }
+delta() { echo $(( $(ctr "$2") - $(awk -v n="$2" '$1 == n {print $2}' "$tmp/snap.$1") )); }
+wait_for() {	# wait_for TRIES CMD...: poll every 0.1 s
+	local n=$1
+	shift
+	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+registered() { [ "$(ctr agent_registered)" = 1 ]; }
+unregistered() { [ "$(ctr agent_registered)" = 0 ]; }
+AGENT_PID=
+start_agent() {	# start_agent LOG ARGS...
+	local log=$1
+	shift
+	"$agent" -b sim -s 16 -S 256k -v -l "$log" "$@" &
+	AGENT_PID=$!
+	wait_for 100 registered
+}
+
+gs_islands_up 3
+members=$(gs_members 4 7000)
+echo auto > "$params/engine"
+echo 200 > "$params/offload_timeout_ms"
+
+# ---- 1. the agent reduces, bit-exact ------------------------------------
+gs_ok "agent registers (sim backend)" start_agent "$tmp/agent1.log"
+snap a
+gs_group "$tmp/g1" "offloaded all-reduce, 3 islands, every dtype and op" \
+	--members "$members" --mcast 239.77.3.1:7100 --specials \
+	--sizes 1,999,40001 --check-sample 100000
+sub=$(delta a jobs_submitted)
+off=$(delta a jobs_offloaded)
+fb=$(( $(delta a fallback_timeout) + $(delta a fallback_agent_error) + $(delta a fallback_agent_gone) ))
+# 4 dtypes x 4 ops x 3 sizes per rank, 3 ranks
+gs_ok "every reduction went to the agent ($off of $sub offloaded, 144 expected, $fb fallbacks)" \
+	test "$sub" -eq 144 -a "$off" -eq 144 -a "$fb" -eq 0
+gs_ok "no CPU reduction while the agent serves ($(delta a jobs_cpu) cpu, $(delta a jobs_no_agent) no-agent)" \
+	test "$(delta a jobs_cpu)" -eq 0 -a "$(delta a jobs_no_agent)" -eq 0
+gs_ok "jobs larger than a slot were cut into pieces ($(delta a pieces_committed) pieces)" \
+	test "$(delta a pieces_committed)" -gt "$off"
+gs_ok "no bad commands from the agent" test "$(delta a bad_commands)" -eq 0
+
+# ---- 2. agent killed mid-run -> CPU fallback ------------------------------
+# The agent holds every batch 100 ms (under the 200 ms deadline), so jobs
+# are inside it when it is killed.
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
+gs_ok "agent restarts with --delay-ms 100" start_agent "$tmp/agent2.log" --delay-ms 100
+snap b
+GS_RANK_ARGS=()
+(gs_group "$tmp/g2" "all-reduce while the agent is killed" \
+	--members "$(gs_members 4 7001)" --mcast 239.77.3.2:7101 \
+	--dtypes fp32,bf16 --ops sum,avg --sizes 50000 --iters 4 \
+	--timeout-ms 20000 > "$tmp/g2.tap"; echo $? > "$tmp/g2.rc") &
+grp=$!
+held() { [ "$(ctr jobs_active)" -gt 0 ] && [ "$(delta b jobs_offloaded)" -gt 0 ]; }
+held_d() { [ "$(ctr jobs_active)" -gt 0 ] && [ "$(delta d jobs_offloaded)" -gt 0 ]; }
+gs_ok "agent holds jobs mid-run" wait_for 300 held
+kill -KILL "$AGENT_PID"
+wait "$AGENT_PID" 2>/dev/null
+wait $grp
+cat "$tmp/g2.tap"
+[ "$(cat "$tmp/g2.rc")" = 0 ] || GS_FAILED=1
+gs_ok "the kernel noticed the agent's death (agent_lost +$(delta b agent_lost))" \
+	wait_for 50 unregistered
+fbk=$(( $(delta b fallback_agent_gone) + $(delta b fallback_timeout) ))
+gs_ok "jobs the dead agent held were computed by the CPU ($fbk fallbacks)" test "$fbk" -ge 1
+gs_ok "operations after the death used the CPU ($(delta b jobs_cpu) cpu jobs)" \
+	test "$(delta b jobs_cpu)" -ge 1
+gs_ok "no job left behind (jobs_active $(ctr jobs_active))" test "$(ctr jobs_active)" -eq 0
+
+# ---- 3. restart -> offload resumes -----------------------------------------
+gs_ok "agent restarts after the kill" start_agent "$tmp/agent3.log"
+snap c
+gs_group "$tmp/g3" "all-reduce after the restart" \
+	--members "$(gs_members 4 7002)" --mcast 239.77.3.3:7102 \
+	--dtypes fp32,int32,fp16 --ops sum,max --sizes 5,40000
+gs_ok "offload resumed ($(delta c jobs_offloaded) of 36 offloaded)" \
+	test "$(delta c jobs_offloaded)" -eq 36 -a "$(delta c jobs_cpu)" -eq 0
+
+# ---- 4. SIGTERM hands held jobs back and exits 0 ---------------------------
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
+gs_ok "agent exits 0 on SIGTERM when idle" test $? -eq 0
+# Jobs stay 2 s in the agent (deadline raised to 5 s), so SIGTERM lands
+# while it holds some.
+echo 5000 > "$params/offload_timeout_ms"
+start_agent "$tmp/agent4.log" --delay-ms 2000 || gs_fail "agent start (SIGTERM test)"
+snap d
+(gs_group "$tmp/g4" "all-reduce while the agent is stopped with SIGTERM" \
+	--members "$(gs_members 4 7003)" --mcast 239.77.3.4:7103 \
+	--dtypes fp32 --ops sum,min --sizes 30000 --iters 3 \
+	--timeout-ms 20000 > "$tmp/g4.tap"; echo $? > "$tmp/g4.rc") &
+grp=$!
+gs_ok "agent holds jobs before SIGTERM" wait_for 300 held_d
+kill -TERM "$AGENT_PID"
+wait "$AGENT_PID"
+rc=$?
+wait $grp
+cat "$tmp/g4.tap"
+[ "$(cat "$tmp/g4.rc")" = 0 ] || GS_FAILED=1
+gs_ok "agent exited 0 after SIGTERM with jobs held (exit $rc)" test "$rc" -eq 0
+echo 200 > "$params/offload_timeout_ms"
+gs_ok "agent left its fetched jobs to the kernel" grep -q 'fetched jobs left to the kernel' "$tmp/agent4.log"
+gs_ok "held jobs were handed back to the CPU (fallback_agent_gone +$(delta d fallback_agent_gone))" \
+	test "$(delta d fallback_agent_gone)" -ge 1
+gs_ok "a clean stop is not counted as a lost agent" test "$(delta d agent_lost)" -eq 0
+
+# ---- 5. agent errors and missed deadlines ---------------------------------
+start_agent "$tmp/agent5.log" --fail-every 3 || gs_fail "agent start (errors)"
+snap e
+gs_group "$tmp/g5" "all-reduce with every 3rd job failed by the agent" \
+	--members "$(gs_members 4 7004)" --mcast 239.77.3.5:7104 \
+	--dtypes fp32,bf16 --ops sum,avg --sizes 1000,33333
+gs_ok "agent errors fell back to the CPU (fallback_agent_error +$(delta e fallback_agent_error))" \
+	test "$(delta e fallback_agent_error)" -ge 4
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
+
+start_agent "$tmp/agent6.log" --delay-ms 400 || gs_fail "agent start (deadline)"
+snap f
+gs_group "$tmp/g6" "all-reduce with an agent slower than offload_timeout_ms" \
+	--members "$(gs_members 4 7005)" --mcast 239.77.3.6:7105 \
+	--dtypes int32 --ops sum --sizes 2000 --iters 3
+gs_ok "missed deadlines fell back to the CPU (fallback_timeout +$(delta f fallback_timeout))" \
+	test "$(delta f fallback_timeout)" -ge 3
+late_seen() { [ "$(delta f late_commits)" -ge 1 ]; }
+gs_ok "late commits were absorbed (late_commits +$(delta f late_commits))" wait_for 30 late_seen
+gs_ok "late commits are not bad commands" test "$(delta f bad_commands)" -eq 0
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
+
+# ---- 6. selection: engine=cpu, GSYNC_ENGINE --------------------------------
+start_agent "$tmp/agent7.log" || gs_fail "agent start (selection)"
+echo cpu > "$params/engine"
+snap g
+gs_group "$tmp/g7" "all-reduce with engine=cpu while an agent is registered" \
+	--members "$(gs_members 4 7006)" --mcast 239.77.3.7:7106 \
+	--dtypes fp32 --ops sum --sizes 100 --iters 2
+gs_ok "engine=cpu keeps reductions in the kernel ($(delta g jobs_offloaded) offloaded, $(delta g jobs_cpu) cpu)" \
+	test "$(delta g jobs_offloaded)" -eq 0 -a "$(delta g jobs_cpu)" -eq 6
+echo auto > "$params/engine"
+gs_ok "engine= rejects unknown names" bash -c "! echo fpga > $params/engine"
+
+gs_ok "GSYNC_ENGINE: per socket, before and after join, offload beats engine=cpu" \
+	gs_exec i0 python3 - "$(gs_addr4 i0)" "$(gs_addr4 i1)" <<'PY'
+import errno, struct, sys
+sys.path.insert(0, "tests/netns")
+import gsync_py as g
+SOL, ENGINE = 299, 5
+CPU, OFFLOAD, AUTO = 1, 2, 3
+s = g.open_socket()
+get = lambda: struct.unpack("I", s.getsockopt(SOL, ENGINE, 4))[0]
+assert get() == 0, get()
+s.setsockopt(SOL, ENGINE, struct.pack("I", CPU))
+assert get() == CPU
+for bad in (struct.pack("I", 4), struct.pack("H", 1)):
+    try:
+        s.setsockopt(SOL, ENGINE, bad)
+        sys.exit("bad GSYNC_ENGINE value accepted")
+    except OSError as e:
+        assert e.errno == errno.EINVAL, e
+g.join(s, 77, 0, [(sys.argv[1], 7300), (sys.argv[2], 7300)], ("239.77.3.9", 7301))
+s.setsockopt(SOL, ENGINE, struct.pack("I", OFFLOAD))
+assert get() == OFFLOAD
+s.close()
+PY
+echo cpu > "$params/engine"
+snap h
+GS_RANK_ARGS=()
+gs_ok "GSYNC_ENGINE=offload on one socket overrides engine=cpu" \
+	gs_exec i0 python3 - "$(gs_addr4 i0)" "$(gs_addr4 i1)" "$(gs_ns i1)" <<'PY'
+import struct, subprocess, sys
+sys.path.insert(0, "tests/netns")
+import gsync_py as g
+a, b, ns1 = sys.argv[1:4]
+members = [(a, 7400), (b, 7400)]
+peer = subprocess.Popen(["ip", "netns", "exec", ns1, "python3", "-c", f"""
+import sys; sys.path.insert(0, "tests/netns")
+import gsync_py as g
+s = g.open_socket()
+g.join(s, 78, 1, {members!r}, ("239.77.3.10", 7401))
+seq, st, data = g.allreduce(s, 1, bytes(range(256)) * 16, g.INT32, g.SUM)
+assert st == 0
+"""])
+s = g.open_socket()
+s.setsockopt(299, 5, struct.pack("I", 2))
+g.join(s, 78, 0, members, ("239.77.3.10", 7401))
+seq, st, data = g.allreduce(s, 1, bytes(range(256)) * 16, g.INT32, g.SUM)
+wrap = lambda x: (x + 2**31) % 2**32 - 2**31
+want = b"".join(struct.pack("<i", wrap(2 * v)) for v in struct.unpack("<1024i", bytes(range(256)) * 16))
+assert st == 0 and data == want, (st, data[:16])
+sys.exit(peer.wait(timeout=30))
+PY
+gs_ok "... exactly that socket's job was offloaded ($(delta h jobs_offloaded) offloaded, $(delta h jobs_cpu) cpu)" \
+	test "$(delta h jobs_offloaded)" -eq 1 -a "$(delta h jobs_cpu)" -eq 1
+echo auto > "$params/engine"
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
+
+# ---- 7. no agent: engine=offload counts, auto does not ---------------------
+echo offload > "$params/engine"
+snap i
+gs_group "$tmp/g8" "all-reduce with engine=offload and no agent" \
+	--members "$(gs_members 4 7007)" --mcast 239.77.3.8:7107 \
+	--dtypes fp32 --ops max --sizes 10
+gs_ok "engine=offload without an agent falls back, counted ($(delta i jobs_no_agent) no-agent)" \
+	test "$(delta i jobs_no_agent)" -eq 3
+echo auto > "$params/engine"
+
+gs_ok "a second agent cannot register while one is" bash -c '
+	'"$agent"' -b sim -s 2 -S 64k -l '"$tmp"'/a1.log & p=$!
+	for i in $(seq 100); do grep -q "agent_registered 1" '"$stats"' && break; sleep 0.1; done
+	'"$agent"' -b sim -s 2 -S 64k 2>'"$tmp"'/a2.err; rc=$?
+	kill -TERM $p; wait $p
+	[ $rc = 1 ] && grep -q "another agent is registered" '"$tmp"'/a2.err'
+gs_ok "no offload state left (jobs_active $(ctr jobs_active), registered $(ctr agent_registered))" \
+	test "$(ctr jobs_active)" -eq 0 -a "$(ctr agent_registered)" -eq 0
+for f in "$tmp"/agent*.log; do sed 's/^/# /' "$f" | tail -n 3; done
+rm -rf "$tmp"
+exit $GS_FAILED
