@@ -14,7 +14,8 @@ run_ranks() { # DESC ARGS...
 	local desc=$1 r=0 id pids=()
 	shift
 	for id in $(gs_ids); do
-		gs_exec "$id" "$ex" --rank "$r" --members "$members" --ifname eth0 "$@" \
+		gs_exec "$id" "$ex" --rank "$r" --members "$members" --ifname eth0 \
+			--timeout-ms 60000 "$@" \
 			> "$tmp/$r.out" 2>&1 &
 		pids+=($!)
 		r=$(( r + 1 ))

@@ -40,7 +40,9 @@ start_agent() {	# start_agent LOG ARGS...
 gs_islands_up 3
 members=$(gs_members 4 7000)
 echo auto > "$params/engine"
-echo 200 > "$params/offload_timeout_ms"
+# Deadlines and agent delays scale with the kernel's speed (debug: ~10x).
+base_to=$(gs_pick 200 4000)
+echo "$base_to" > "$params/offload_timeout_ms"
 
 # ---- 1. the agent reduces, bit-exact ------------------------------------
 gs_ok "agent registers (sim backend)" start_agent "$tmp/agent1.log"
@@ -64,7 +66,7 @@ gs_ok "no bad commands from the agent" test "$(delta a bad_commands)" -eq 0
 # The agent holds every batch 100 ms (under the 200 ms deadline), so jobs
 # are inside it when it is killed.
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
-gs_ok "agent restarts with --delay-ms 100" start_agent "$tmp/agent2.log" --delay-ms 100
+gs_ok "agent restarts with --delay-ms 100" start_agent "$tmp/agent2.log" --delay-ms "$(gs_pick 100 1000)"
 snap b
 GS_RANK_ARGS=()
 (gs_group "$tmp/g2" "all-reduce while the agent is killed" \
@@ -102,7 +104,7 @@ kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
 gs_ok "agent exits 0 on SIGTERM when idle" test $? -eq 0
 # Jobs stay 2 s in the agent (deadline raised to 5 s), so SIGTERM lands
 # while it holds some.
-echo 5000 > "$params/offload_timeout_ms"
+echo "$(gs_pick 5000 30000)" > "$params/offload_timeout_ms"
 start_agent "$tmp/agent4.log" --delay-ms 2000 || gs_fail "agent start (SIGTERM test)"
 snap d
 (gs_group "$tmp/g4" "all-reduce while the agent is stopped with SIGTERM" \
@@ -118,7 +120,7 @@ wait $grp
 cat "$tmp/g4.tap"
 [ "$(cat "$tmp/g4.rc")" = 0 ] || GS_FAILED=1
 gs_ok "agent exited 0 after SIGTERM with jobs held (exit $rc)" test "$rc" -eq 0
-echo 200 > "$params/offload_timeout_ms"
+echo "$base_to" > "$params/offload_timeout_ms"
 gs_ok "agent left its fetched jobs to the kernel" grep -q 'fetched jobs left to the kernel' "$tmp/agent4.log"
 gs_ok "held jobs were handed back to the CPU (fallback_agent_gone +$(delta d fallback_agent_gone))" \
 	test "$(delta d fallback_agent_gone)" -ge 1
@@ -134,7 +136,7 @@ gs_ok "agent errors fell back to the CPU (fallback_agent_error +$(delta e fallba
 	test "$(delta e fallback_agent_error)" -ge 4
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
 
-start_agent "$tmp/agent6.log" --delay-ms 400 || gs_fail "agent start (deadline)"
+start_agent "$tmp/agent6.log" --delay-ms "$(gs_pick 400 8000)" || gs_fail "agent start (deadline)"
 snap f
 gs_group "$tmp/g6" "all-reduce with an agent slower than offload_timeout_ms" \
 	--members "$(gs_members 4 7005)" --mcast 239.77.3.6:7105 \
