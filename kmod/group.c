@@ -167,6 +167,7 @@ static void gsync_group_free(struct gsync_group *g)
 	kfree(g->txbuf);
 	kfree(g->slots);
 	kfree(g->peer_sa);
+	kfree(g->srtt);
 	kfree(g->members);
 	kfree(g);
 }
@@ -198,8 +199,9 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 		return -ENOMEM;
 	g->members = kcalloc(j.nranks, sizeof(*g->members), GFP_KERNEL);
 	g->peer_sa = kcalloc(j.nranks, sizeof(*g->peer_sa), GFP_KERNEL);
+	g->srtt = kcalloc(j.nranks, sizeof(*g->srtt), GFP_KERNEL);
 	err = -ENOMEM;
-	if (!g->members || !g->peer_sa)
+	if (!g->members || !g->peer_sa || !g->srtt)
 		goto err_free;
 	err = -EFAULT;
 	if (copy_from_sockptr_offset(g->members, optval, sizeof(j),

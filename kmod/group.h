@@ -48,6 +48,9 @@ struct gsync_contrib {
 	bool complete;
 	unsigned long last_rx;		/* jiffies of the last new chunk */
 	unsigned long next_nack;	/* jiffies: no NACK before this */
+	unsigned long nack_sent_at;	/* jiffies of our last NACK to it */
+	u32 highest;			/* highest chunk index + 1 received */
+	bool sender_done;		/* it POLLed: every chunk was sent */
 	u8 nack_backoff;
 };
 
@@ -109,6 +112,8 @@ struct gsync_group {
 	struct net *net;
 	struct gsync_join cfg;		/* validated, defaults applied */
 	struct gsync_addr *members;	/* [nranks] */
+	/* lock: [nranks] NACK-to-repair time, jiffies, smoothed; 0 = unknown */
+	unsigned long *srtt;
 	union gsync_sockaddr *peer_sa;	/* [nranks], ready for sendmsg */
 	union gsync_sockaddr mcast_sa;
 	int family;			/* AF_INET or AF_INET6 */

@@ -93,7 +93,16 @@ static void gsync_rx_data(struct gsync_group *g, struct gsync_op *op,
 	__set_bit(chunk, c->have);
 	c->received++;
 	c->last_rx = jiffies;
-	c->nack_backoff = 0;
+	c->highest = max(c->highest, chunk + 1);
+	/* A repair arrived: learn how long repairs take, ask sooner again. */
+	if (be16_to_cpu(h->flags) & GSYNC_WF_RETRANSMIT && c->nack_sent_at) {
+		unsigned long sample = jiffies - c->nack_sent_at;
+		unsigned long *srtt = &g->srtt[r];
+
+		*srtt = *srtt ? (7 * *srtt + sample) / 8 : sample;
+		c->nack_sent_at = 0;
+		c->nack_backoff = 0;
+	}
 	op->deadline = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
 	g->stats.rx_packets++;
 	g->stats.rx_bytes += GSYNC_WIRE_HDR_LEN + plen;
@@ -128,7 +137,7 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 {
 	struct gsync_wire_range ranges[GSYNC_WIRE_MAX_RANGES];
 	struct gsync_wire_nack n;
-	u32 i, first, count, c;
+	u32 i, first, count, c, sent;
 
 	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, &n, sizeof(n)))
 		return gsync_drop(g, GSYNC_DROP_SHORT);
@@ -143,12 +152,18 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 	g->stats.nacks_received++;
 	if (gsync_rx_tell_failed(g, op, r) || !op->sendbuf)
 		return;
+	/*
+	 * Chunks not sent once yet are on their way anyway: resending them
+	 * would only duplicate them (receivers cannot tell slow from lost).
+	 */
+	sent = op->tx_done ? op->nchunks :
+	       g->unicast ? op->tx_next / (g->cfg.nranks - 1) : op->tx_next;
 	for (i = 0; i < be16_to_cpu(n.nranges); i++) {
 		first = be32_to_cpu(ranges[i].first);
 		count = be32_to_cpu(ranges[i].count);
-		if (first >= op->nchunks || !count)
+		if (first >= sent || !count)
 			continue;
-		count = min(count, op->nchunks - first);
+		count = min(count, sent - first);
 		for (c = first; c < first + count; c++) {
 			if (__test_and_set_bit(c, op->rtx)) {
 				if (op->rtx_who[c] != r)
@@ -191,7 +206,9 @@ static void gsync_rx_poll(struct gsync_group *g, struct gsync_op *op,
 		c->nchunks = be32_to_cpu(h->nchunks);
 		c->chunk_bytes = be32_to_cpu(h->chunk_bytes);
 	}
-	c->next_nack = jiffies;
+	/* Everything was sent: what we lack now, up to the end, is lost. */
+	c->sender_done = true;
+	c->highest = c->nchunks;
 	gsync_send_nack(g, op, r);
 }
 

@@ -56,13 +56,20 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 	struct gsync_contrib *c = &op->contrib[r];
 	unsigned int nr;
 
+	unsigned long holdoff;
+
 	if (c->complete || time_before(jiffies, c->next_nack))
 		return;
 	p = kzalloc(sizeof(*p), GFP_ATOMIC);
 	if (!p)
 		return;
 	if (c->nchunks) {
-		nr = gsync_nack_ranges(c->have, c->nchunks, p->ranges,
+		/*
+		 * Gaps below the highest chunk seen are losses; beyond it the
+		 * sender may still be sending, unless it said it is done.
+		 */
+		nr = gsync_nack_ranges(c->have, c->sender_done ? c->nchunks :
+				       c->highest, p->ranges,
 				       GSYNC_WIRE_MAX_RANGES);
 	} else {
 		/* Nothing yet: we do not know its chunk count. */
@@ -73,10 +80,14 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 	p->n.target_rank = cpu_to_be16(r);
 	p->n.nranges = cpu_to_be16(nr);
 	if (nr && !gsync_ctrl_queue(g, r, GSYNC_PKT_NACK, op, op->seq, p,
-				    sizeof(p->n) + nr * sizeof(p->ranges[0])))
+				    sizeof(p->n) + nr * sizeof(p->ranges[0]))) {
 		g->stats.nacks_sent++;
-	c->next_nack = jiffies + (msecs_to_jiffies(g->cfg.repair_ms) <<
-				  c->nack_backoff);
+		c->nack_sent_at = jiffies ? jiffies : 1;
+	}
+	/* Give a repair time to arrive: a round trip, at least repair_ms. */
+	holdoff = max_t(unsigned long, msecs_to_jiffies(g->cfg.repair_ms),
+			2 * g->srtt[r]);
+	c->next_nack = jiffies + (holdoff << c->nack_backoff);
 	if (c->nack_backoff < GSYNC_MAX_BACKOFF)
 		c->nack_backoff++;
 	kfree(p);
@@ -115,8 +126,12 @@ static void gsync_repair_op(struct gsync_group *g, struct gsync_op *op,
 			/* A stream still flowing is not asked yet. */
 			if (c->nchunks && time_before(now, c->last_rx + interval))
 				continue;
+			/*
+			 * Nothing at all from it: its POLL will tell us when it
+			 * is done; ask blindly only after a long silence.
+			 */
 			if (!c->nchunks &&
-			    time_before(now, op->submitted_at + 2 * interval))
+			    time_before(now, op->submitted_at + 16 * interval))
 				continue;
 			gsync_send_nack(g, op, r);
 		}
