@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Measure one-way delay of multicast (or unicast) UDP between islands.
 
-    mcast_probe.py recv GROUP PORT SECONDS   join GROUP on eth0, print
+    mcast_probe.py recv GROUP PORT SECONDS [SOURCES COUNT]
+                                             join GROUP on eth0, print
                                              "<source-ip> <min-ms> <count>"
-                                             per sender when SECONDS pass
+                                             per sender when SECONDS pass, or
+                                             once COUNT probes came from each
+                                             of SOURCES senders
     mcast_probe.py send DEST PORT COUNT      send COUNT probes 20 ms apart
     mcast_probe.py sink PORT SECONDS         count UDP bytes, print Mbit/s
     mcast_probe.py blast DEST PORT SECONDS   send 1200-byte datagrams flat out
@@ -21,7 +24,7 @@ def family_of(addr):
     return socket.AF_INET6 if ":" in addr else socket.AF_INET
 
 
-def recv(group, port, seconds):
+def recv(group, port, seconds, sources=0, count=0):
     fam = family_of(group)
     s = socket.socket(fam, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -51,6 +54,8 @@ def recv(group, port, seconds):
         ms = (now - sent) / 1e6
         cur = best.get(src[0], (ms, 0))
         best[src[0]] = (min(cur[0], ms), cur[1] + 1)
+        if sources and len(best) >= sources and all(n >= count for _, n in best.values()):
+            break
     for ip, (ms, n) in sorted(best.items()):
         print(f"{ip} {ms:.3f} {n}")
 
@@ -103,7 +108,7 @@ def main(a):
     if len(a) < 2:
         sys.exit(__doc__)
     if a[1] == "recv":
-        recv(a[2], int(a[3]), float(a[4]))
+        recv(a[2], int(a[3]), float(a[4]), *(int(x) for x in a[5:7]))
     elif a[1] == "send":
         send(a[2], int(a[3]), int(a[4]))
     elif a[1] == "sink":

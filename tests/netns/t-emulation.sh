@@ -14,16 +14,22 @@ tmp=$(mktemp -d)
 mapfile -t ids < <(gs_ids)
 # Expected one-way delay from the plan: "delay <src> <dst> <ms>".
 python3 tests/netns/topo.py "$topo" | awk '$1 == "delay"' > "$tmp/plan"
-# The emulated delay is a lower bound; TCG and the Python probe add a little.
-slack_ms=${EMULATION_SLACK_MS:-8}
+# The emulated delay is a lower bound; TCG and the Python probe add a little
+# (more on a busy host). 15 ms still tells the triangle's shortest path
+# (15 ms) from its direct link (40 ms).
+slack_ms=${EMULATION_SLACK_MS:-15}
 
 check_family() {
 	local fam=$1 group=$2 addr_fn=$3 port=$4 k
 	for k in "${!ids[@]}"; do
-		gs_exec "${ids[k]}" python3 tests/netns/mcast_probe.py recv "$group" "$port" 4 > "$tmp/r$k" &
+		# Until 10 probes from every island are in (or 60 s; the
+		# island's own come back by multicast loopback): a busy host may
+		# start the senders late, and that must not look like loss.
+		gs_exec "${ids[k]}" python3 tests/netns/mcast_probe.py recv "$group" "$port" 60 \
+			"${#ids[@]}" 10 > "$tmp/r$k" &
 	done
 	for k in "${!ids[@]}"; do
-		for _ in $(seq 100); do grep -q ready "$tmp/r$k" 2>/dev/null && break; sleep 0.05; done
+		for _ in $(seq 1200); do grep -q ready "$tmp/r$k" 2>/dev/null && break; sleep 0.05; done
 	done
 	for k in "${!ids[@]}"; do
 		gs_exec "${ids[k]}" python3 tests/netns/mcast_probe.py send "$group" "$port" 10 &
@@ -46,11 +52,13 @@ check_family IPv6 ff15::77 gs_addr6 47002
 
 # Upload cap: island 0 sends flat out to island 1 at a 20 Mbit/s cap.
 gs_exec "${ids[1]}" python3 tests/netns/mcast_probe.py sink 47003 3 > "$tmp/sink" &
-for _ in $(seq 100); do grep -q ready "$tmp/sink" 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 1200); do grep -q ready "$tmp/sink" 2>/dev/null && break; sleep 0.05; done
 gs_exec "${ids[0]}" python3 tests/netns/mcast_probe.py blast "$(gs_addr4 "${ids[1]}")" 47003 2
 wait
 rate=$(tail -n 1 "$tmp/sink")
+# The cap must hold (<= 22); the lower bound only checks the emulation moves
+# data at all, since a busy host's TCG cannot always fill 20 Mbit/s.
 gs_ok "upload cap 20 Mbit/s holds: measured $rate Mbit/s" \
-	python3 -c "import sys; r = float(sys.argv[1]); sys.exit(not (14 <= r <= 22))" "$rate"
+	python3 -c "import sys; r = float(sys.argv[1]); sys.exit(not (8 <= r <= 22))" "$rate"
 rm -rf "$tmp"
 exit $GS_FAILED
