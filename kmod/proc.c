@@ -38,19 +38,8 @@ static void gsync_seq_stop(struct seq_file *seq, void *v)
 	mutex_unlock(&gn->lock);
 }
 
-static const char *const gsync_drop_names[GSYNC_DROP_MAX] = {
-	[GSYNC_DROP_SHORT] = "short",
-	[GSYNC_DROP_VERSION] = "version",
-	[GSYNC_DROP_TYPE] = "type",
-	[GSYNC_DROP_GROUP] = "group",
-	[GSYNC_DROP_RANK] = "rank",
-	[GSYNC_DROP_SOURCE] = "source",
-	[GSYNC_DROP_FIELD] = "field",
-	[GSYNC_DROP_STALE] = "stale",
-	[GSYNC_DROP_WINDOW] = "window",
-	[GSYNC_DROP_DUP] = "dup",
-	[GSYNC_DROP_NOMEM] = "nomem",
-};
+static const char *const gsync_drop_names[] = GSYNC_DROP_NAMES;
+static_assert(ARRAY_SIZE(gsync_drop_names) == GSYNC_DROP_MAX);
 
 static void gsync_seq_header(struct seq_file *seq)
 {

@@ -56,16 +56,7 @@ MODULE_PARM_DESC(reduce_impl,
 
 unsigned int gsync_dtype_size(unsigned int dtype)
 {
-	switch (dtype) {
-	case GSYNC_DTYPE_FP32:
-	case GSYNC_DTYPE_INT32:
-		return 4;
-	case GSYNC_DTYPE_BF16:
-	case GSYNC_DTYPE_FP16:
-		return 2;
-	default:
-		return 0;
-	}
+	return GSYNC_DTYPE_SIZE(dtype);
 }
 
 static bool gsync_reduce_overlap(const void *a, const void *b, size_t bytes)

@@ -202,6 +202,18 @@ enum gsync_drop_reason {
 	GSYNC_DROP_MAX,
 };
 
+/*
+ * Names of the drop reasons in enum order, as an initializer: the drop_*
+ * columns of /proc/net/gsync are "drop_" followed by these.
+ */
+#define GSYNC_DROP_NAMES { "short", "version", "type", "group", "rank", \
+	"source", "field", "stale", "window", "dup", "nomem" }
+
+/* Element size in bytes of an enum gsync_dtype value, 0 if unknown. */
+#define GSYNC_DTYPE_SIZE(d)						\
+	((d) == GSYNC_DTYPE_FP32 || (d) == GSYNC_DTYPE_INT32 ? 4 :	\
+	 (d) == GSYNC_DTYPE_BF16 || (d) == GSYNC_DTYPE_FP16 ? 2 : 0)
+
 struct gsync_stats {
 	__u64 ops_submitted;
 	__u64 ops_completed;	/* succeeded and handed to the user */

@@ -25,19 +25,9 @@ static const char *const op_names[GSYNC_REDOP_MAX] = {
 };
 
 /* Same spelling as the drop_* columns of /proc/net/gsync, minus "drop_". */
-static const char *const drop_names[GSYNC_DROP_MAX] = {
-	[GSYNC_DROP_SHORT] = "short",
-	[GSYNC_DROP_VERSION] = "version",
-	[GSYNC_DROP_TYPE] = "type",
-	[GSYNC_DROP_GROUP] = "group",
-	[GSYNC_DROP_RANK] = "rank",
-	[GSYNC_DROP_SOURCE] = "source",
-	[GSYNC_DROP_FIELD] = "field",
-	[GSYNC_DROP_STALE] = "stale",
-	[GSYNC_DROP_WINDOW] = "window",
-	[GSYNC_DROP_DUP] = "dup",
-	[GSYNC_DROP_NOMEM] = "nomem",
-};
+static const char *const drop_names[] = GSYNC_DROP_NAMES;
+_Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == GSYNC_DROP_MAX,
+	       "a name per drop reason");
 
 GSYNC_EXPORT const char *gsync_dtype_name(unsigned int dtype)
 {
@@ -78,16 +68,7 @@ GSYNC_EXPORT int gsync_op_parse(const char *name)
 
 GSYNC_EXPORT size_t gsync_dtype_size(unsigned int dtype)
 {
-	switch (dtype) {
-	case GSYNC_DTYPE_FP32:
-	case GSYNC_DTYPE_INT32:
-		return 4;
-	case GSYNC_DTYPE_BF16:
-	case GSYNC_DTYPE_FP16:
-		return 2;
-	default:
-		return 0;
-	}
+	return GSYNC_DTYPE_SIZE(dtype);
 }
 
 GSYNC_EXPORT const char *gsync_strerror(int err)
