@@ -164,6 +164,8 @@ void gsync_group_wake_writer(struct gsync_group *g)
 static void gsync_group_free(struct gsync_group *g)
 {
 	gsync_offload_engine_destroy(g->engine);	/* offload: engine */
+	gsync_sched_put(g->sched);
+	gsync_sched_put(g->sched_next);
 	kfree(g->txbuf);
 	kfree(g->slots);
 	kfree(g->peer_sa);
@@ -252,8 +254,9 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	g->refill = ktime_get();
 	/* offload: the socket's GSYNC_ENGINE choice (kmod/offload.c) */
 	g->engine = gsync_offload_engine_create(gs->engine);
+	g->sched = gsync_sched_default(j.nranks, g->unicast);
 	err = -ENOMEM;
-	if (!g->engine)
+	if (!g->engine || !g->sched)
 		goto err_free;
 	INIT_LIST_HEAD(&g->linger_node);
 	INIT_WORK(&g->destroy_work, gsync_group_destroy_work);
@@ -329,8 +332,6 @@ void gsync_group_destroy(struct gsync_group *g)
 void gsync_group_close(struct gsync_group *g)
 {
 	struct gsync_net *gn = gsync_net(g->net);
-	void *bufs[GSYNC_MAX_WINDOW];
-	unsigned int nbufs = 0, i;
 	LIST_HEAD(to_free);
 	struct gsync_op *op;
 	bool linger = false;
@@ -351,16 +352,13 @@ void gsync_group_close(struct gsync_group *g)
 			op->status = -ECANCELED;
 		}
 		op->delivered = true;
-		bufs[nbufs] = gsync_op_take_sendbuf(g, op);
-		nbufs += !!bufs[nbufs];
-		linger |= !!op->sendbuf;
+		gsync_op_unretain(g, op);
+		linger |= op->retained || op->jobs;
 	}
 	gsync_group_release_slots(g, &to_free);
 	g->lingering = linger;
 	spin_unlock_bh(&g->lock);
 
-	for (i = 0; i < nbufs; i++)
-		kvfree(bufs[i]);
 	gsync_op_free_list(g, &to_free);
 	if (linger)
 		return;

@@ -29,6 +29,7 @@
 #include <linux/gsync_wire.h>
 
 #include "reduce.h"
+#include "sched.h"
 
 struct gsync_sock;
 
@@ -38,13 +39,23 @@ union gsync_sockaddr {
 	struct sockaddr_in6 v6;
 };
 
-/* One peer's contribution to one operation, as received so far. */
+/*
+ * One stream: what one peer sends us in one step of an operation (its
+ * value, or blocks it reduced), as received so far. Chunks of blocks we do
+ * not expect from it are marked present when its chunking becomes known,
+ * so gaps in have[] are exactly what is missing.
+ */
 struct gsync_contrib {
-	void *buf;			/* op->len bytes */
-	unsigned long *have;		/* nchunks bits, once known */
+	void *buf;			/* op->len bytes; see borrowed */
+	unsigned long *have;		/* chunk bits, valid once nchunks */
+	u32 *blk_left;			/* [nblocks]: chunks still missing */
+	u16 rank;
+	bool borrowed;			/* buf is one of op->val[]: not ours */
+	bool expects;			/* it sends us anything in this step */
 	u32 nchunks;			/* 0 until the first packet */
 	u32 chunk_bytes;
 	u32 received;
+	u32 expected;			/* chunks we expect, once nchunks */
 	bool complete;
 	unsigned long last_rx;		/* jiffies of the last new chunk */
 	unsigned long next_nack;	/* jiffies: no NACK before this */
@@ -54,44 +65,76 @@ struct gsync_contrib {
 	u8 nack_backoff;
 };
 
+/*
+ * One step of an operation as this rank sees it: step 2r sends values into
+ * round r's reductions, step 2r+1 sends reduced blocks back from their
+ * owners (see uapi/linux/gsync_wire.h).
+ */
+struct gsync_step {
+	const struct gsync_sclique *q;	/* our clique; NULL: idle step */
+	struct gsync_contrib *in;	/* [q->nmembers] by position */
+	u16 pos;			/* our position in q */
+	u8 src;				/* index in op->val[] we send from */
+	bool sends;			/* we send anything in this step */
+	bool receives;			/* we expect anything in this step */
+	bool status_sent;		/* all our streams in: STATUS sent */
+	bool tx_done;			/* every chunk sent once */
+	u32 tx_chunk;			/* next chunk to send */
+	u16 tx_dest;			/* next destination of that chunk */
+	u8 poll_backoff;
+	unsigned long next_poll;	/* jiffies */
+	unsigned long *rtx;		/* nchunks bits: chunks to resend */
+	/* [nchunks]: the one rank that asked, or GSYNC_RTX_MANY */
+	u16 *rtx_who;
+	u32 rtx_pending;		/* bits set in rtx */
+	unsigned long need_ack[BITS_TO_LONGS(GSYNC_MAX_RANKS)];
+	unsigned long acked[BITS_TO_LONGS(GSYNC_MAX_RANKS)];
+};
+
 enum gsync_op_state {
-	GSYNC_OPS_OPEN,			/* collecting contributions */
-	GSYNC_OPS_REDUCING,		/* all here; reduce work owns buffers */
+	GSYNC_OPS_OPEN,			/* exchanging and reducing blocks */
 	GSYNC_OPS_DONE,			/* result ready */
 	GSYNC_OPS_FAILED,		/* status holds the error */
 };
 
+/*
+ * An operation. Its values: val[0] is our buffer, val[r + 1] our value
+ * after round r (the same buffer as val[r] when we sit the round out:
+ * base[] names the owner). ready[v] marks blocks of val[v] that are final;
+ * pend[r][b] counts inputs of block b of round r still missing here.
+ */
 struct gsync_op {
 	u64 seq;
 	u8 dtype;
 	u8 redop;
 	u8 state;			/* enum gsync_op_state */
 	bool delivered;			/* handed to the user by recvmsg */
-	bool tx_done;			/* every chunk of ours sent once */
-	bool reduce_started;		/* handed to the reduction engine */
+	bool retained;			/* values kept for peers' NACKs */
 	int status;			/* 0 or -errno */
 	u32 len;
-	u32 nchunks;			/* our chunking of our contribution */
-	void *sendbuf;			/* our contribution; NULL once freed */
-	void *result;
-	struct gsync_contrib *contrib;	/* [nranks]; [rank] unused */
-	unsigned long *complete;	/* nranks bits: contributions we hold */
-	unsigned long *acked;		/* nranks bits: peers holding ours */
-	unsigned long *rtx;		/* nchunks bits: chunks to resend */
-	/* [nchunks]: the one rank that asked, or GSYNC_RTX_MANY */
-	u16 *rtx_who;
-	u32 rtx_pending;		/* bits set in rtx */
-	const void **in;		/* [nranks]: reduce inputs, rank order */
-	struct gsync_reduce_job job;	/* owned by the engine while REDUCING */
-	struct gsync_group *group;	/* for the engine's completion */
+	struct gsync_sched *sched;	/* held reference */
+	u16 nrounds;
+	u16 nsteps;
+	u32 block;			/* bytes per block */
+	u32 nblocks;
+	u32 nchunks;			/* our chunking (g->chunk_bytes) */
+	u32 ppb;			/* our chunks per block */
+	u32 jobs;			/* reductions with the engine */
+	void *sendbuf;			/* == val[0] */
+	void *result;			/* == val[nrounds] */
+	void *val[GSYNC_SCHED_MAX_ROUNDS + 1];
+	u8 base[GSYNC_SCHED_MAX_ROUNDS + 1];
+	unsigned long *ready[GSYNC_SCHED_MAX_ROUNDS + 1];
+	u32 nready;			/* blocks ready in val[nrounds] */
+	u16 *pend[GSYNC_SCHED_MAX_ROUNDS];
+	unsigned long *reducible[GSYNC_SCHED_MAX_ROUNDS];
+	struct gsync_step step[GSYNC_MAX_STEPS];
+	struct gsync_group *group;
 	struct list_head free_node;	/* on a to-free list once released */
-	u32 tx_next;			/* next new (chunk, peer) to send */
 	unsigned long submitted_at;	/* jiffies of our sendmsg() */
 	/* jiffies: fail with ETIMEDOUT; pushed back by every new chunk */
 	unsigned long deadline;
-	unsigned long next_poll;	/* jiffies */
-	u8 poll_backoff;
-	unsigned long retain_until;	/* jiffies: keep sendbuf for NACKs */
+	unsigned long retain_until;	/* jiffies: keep values for NACKs */
 };
 
 #define GSYNC_RTX_MANY		0xfffe
@@ -143,8 +186,11 @@ struct gsync_group {
 
 	struct delayed_work tx_work;	/* sends queued packets, paced */
 	struct delayed_work repair_work;/* NACK/POLL/timeouts, every repair_ms */
-	struct work_struct reduce_work;	/* reduces complete operations */
+	struct work_struct reduce_work;	/* reduces blocks whose inputs are in */
 	struct gsync_reduce_engine *engine;
+	/* lock: schedule of the next operations, and one waiting for seq */
+	struct gsync_sched *sched;
+	struct gsync_sched *sched_next;
 };
 
 static inline struct gsync_op *gsync_slot(struct gsync_group *g, u64 seq)
@@ -179,15 +225,32 @@ int gsync_addr_to_sockaddr(const struct gsync_addr *a,
 
 /* op.c */
 struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
-				u8 redop, u32 len, void *sendbuf);
+				u8 redop, u32 len, void *sendbuf,
+				struct gsync_sched *sched);
+void gsync_op_start(struct gsync_group *g, struct gsync_op *op);
 void gsync_op_free(struct gsync_group *g, struct gsync_op *op);
 void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err);
 bool gsync_op_releasable(struct gsync_group *g, struct gsync_op *op);
-void *gsync_op_take_sendbuf(struct gsync_group *g, struct gsync_op *op);
+void gsync_op_unretain(struct gsync_group *g, struct gsync_op *op);
 void gsync_group_release_slots(struct gsync_group *g,
 			       struct list_head *to_free);
 void gsync_op_free_list(struct gsync_group *g, struct list_head *to_free);
 void gsync_reduce_work(struct work_struct *work);
+struct gsync_contrib *gsync_op_stream(struct gsync_op *op, unsigned int s,
+				      unsigned int rank);
+bool gsync_op_expects(struct gsync_group *g, struct gsync_op *op,
+		      unsigned int s, unsigned int rank, u32 b);
+bool gsync_op_sends(struct gsync_group *g, struct gsync_op *op,
+		    unsigned int s, u32 b);
+bool gsync_op_sends_to(struct gsync_group *g, struct gsync_op *op,
+		       unsigned int s, u32 b, unsigned int rank);
+u16 gsync_op_step_cov(struct gsync_op *op, unsigned int s,
+		      unsigned int rank);
+void gsync_op_block_in(struct gsync_group *g, struct gsync_op *op,
+		       unsigned int s, u32 b);
+void gsync_op_reduced(struct gsync_group *g, struct gsync_op *op,
+		      unsigned int t, u32 b);
+bool gsync_op_all_acked(struct gsync_group *g, struct gsync_op *op);
 
 /* send.c */
 void gsync_tx_kick(struct gsync_group *g);
@@ -195,8 +258,20 @@ void gsync_tx_work(struct work_struct *work);
 int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
 		     const struct gsync_op *op, u64 seq, const void *payload,
 		     unsigned int payload_len);
+int gsync_ctrl_queue_step(struct gsync_group *g, int dest, u8 type,
+			  const struct gsync_op *op, unsigned int s,
+			  const void *payload, unsigned int payload_len);
 void gsync_wire_fill(struct gsync_group *g, struct gsync_wire_hdr *h,
 		     u8 type, u64 seq, u8 dtype, u8 redop);
+
+/* sched_opt.c */
+int gsync_sched_setsockopt(struct gsync_group *g, sockptr_t optval,
+			   unsigned int optlen);
+int gsync_sched_push(struct gsync_sock *gs, sockptr_t optval,
+		     unsigned int optlen);
+struct gsync_sched *gsync_sched_for_seq(struct gsync_group *g, u64 seq);
+int gsync_sched_getsockopt(struct gsync_group *g, char __user *optval,
+			   int __user *optlen, int len);
 
 /* receive.c */
 int gsync_udp_encap_rcv(struct sock *usk, struct sk_buff *skb);
@@ -207,9 +282,10 @@ void gsync_repair_work(struct work_struct *work);
 unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
 			       struct gsync_wire_range *out,
 			       unsigned int max);
-void gsync_send_status(struct gsync_group *g, struct gsync_op *op, int dest);
+void gsync_send_status(struct gsync_group *g, struct gsync_op *op,
+		       unsigned int s, int dest);
 void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
-		     unsigned int r);
+		     unsigned int s, struct gsync_contrib *c);
 
 /* wire.c */
 int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,

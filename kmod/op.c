@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Operations: allocation, failure, release of their slots, and the reduce
- * work that turns complete contributions into the result.
+ * Operations: their per-step state under a schedule, block readiness and
+ * the reduce work that hands blocks whose inputs are all here to the
+ * reduction engine, failure, and release of their slots.
  *
- * Locking: op state (state, status, flags, bitmaps) is under
+ * An operation runs its schedule (sched.c) from this rank's point of view:
+ * for each round, the clique we are in (if any), the streams we expect
+ * from its members in the round's two steps, and what we send. Block b of
+ * round r is reduced here as soon as every input of it is in (pend[r][b]
+ * reaches 0), and block b of our value after round r is sent on as soon
+ * as it is final (ready[r + 1]), so rounds pipeline block by block.
+ *
+ * Locking: op state (state, status, bitmaps, counters, steps) is under
  * gsync_group.lock. Allocation and freeing happen in process context
  * without the lock: an op is allocated before it is put in its slot and
- * freed after it has been taken out. The reduce work reads buffers of ops
- * in state REDUCING without the lock (see group.h).
+ * freed after it has been taken out, never while the engine holds one of
+ * its blocks (op->jobs). The engine reads input blocks and writes output
+ * blocks without the lock: nothing else writes them then (inputs are
+ * complete, so packets for them are dropped as duplicates, and each output
+ * block has exactly one writer: the job that claimed it).
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -16,36 +27,200 @@
 #include "gsync.h"
 #include "group.h"
 
+/* A run of blocks of one round handed to the engine. */
+struct gsync_rjob {
+	struct gsync_reduce_job job;
+	struct gsync_op *op;
+	struct gsync_group *g;
+	u16 round;
+	u32 first, count;	/* blocks */
+	const void *in[];
+};
+
+static bool gsync_reduces(const struct gsync_sclique *q, u32 b,
+			  unsigned int me)
+{
+	return !gsync_sclique_owned(q) || gsync_sclique_owner(q, b) == me;
+}
+
+/* Contributors covered by what rank sends in step s. */
+u16 gsync_op_step_cov(struct gsync_op *op, unsigned int s, unsigned int rank)
+{
+	const struct gsync_sclique *q;
+
+	if (!(s & 1))
+		return gsync_sched_cov(op->sched, s / 2, rank);
+	q = gsync_sched_clique(op->sched, s / 2, rank);
+	return q ? q->cov_out : 0;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_step_cov);
+
+/* Do we expect block b from rank in step s? */
+bool gsync_op_expects(struct gsync_group *g, struct gsync_op *op,
+		      unsigned int s, unsigned int rank, u32 b)
+{
+	const struct gsync_sclique *q = op->step[s].q;
+
+	if (!q)
+		return false;
+	if (!(s & 1))
+		return gsync_sched_cov(op->sched, s / 2, rank) &&
+		       gsync_reduces(q, b, g->cfg.rank);
+	return gsync_sclique_owned(q) && gsync_sclique_owner(q, b) == rank;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_expects);
+
+/* Do we send block b in step s? */
+bool gsync_op_sends(struct gsync_group *g, struct gsync_op *op,
+		    unsigned int s, u32 b)
+{
+	const struct gsync_sclique *q = op->step[s].q;
+	unsigned int me = g->cfg.rank;
+
+	if (!q)
+		return false;
+	if (!(s & 1))
+		return gsync_sched_cov(op->sched, s / 2, me) &&
+		       !(gsync_sclique_owned(q) &&
+			 gsync_sclique_owner(q, b) == me);
+	return gsync_sclique_owned(q) && gsync_sclique_owner(q, b) == me;
+}
+
+/* Do we send block b to rank in step s? */
+bool gsync_op_sends_to(struct gsync_group *g, struct gsync_op *op,
+		       unsigned int s, u32 b, unsigned int rank)
+{
+	const struct gsync_sclique *q = op->step[s].q;
+
+	if (rank == g->cfg.rank || !gsync_op_sends(g, op, s, b) ||
+	    gsync_sclique_pos(q, rank) < 0)
+		return false;
+	if (!(s & 1) && gsync_sclique_owned(q))
+		return gsync_sclique_owner(q, b) == rank;
+	return true;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_sends_to);
+
+/* The stream rank sends us in step s, or NULL if it is not in our clique. */
+struct gsync_contrib *gsync_op_stream(struct gsync_op *op, unsigned int s,
+				      unsigned int rank)
+{
+	struct gsync_step *st = &op->step[s];
+	int pos;
+
+	if (!st->q)
+		return NULL;
+	pos = gsync_sclique_pos(st->q, rank);
+	if (pos < 0 || pos == st->pos)
+		return NULL;
+	return &st->in[pos];
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_stream);
+
 void gsync_op_free(struct gsync_group *g, struct gsync_op *op)
 {
-	unsigned int r;
+	unsigned int s, j, v;
 
-	if (op->contrib) {
-		for (r = 0; r < g->cfg.nranks; r++) {
-			kvfree(op->contrib[r].buf);
-			kvfree(op->contrib[r].have);
+	for (s = 0; s < GSYNC_MAX_STEPS; s++) {
+		struct gsync_step *st = &op->step[s];
+
+		if (st->in) {
+			for (j = 0; j < st->q->nmembers; j++) {
+				if (!st->in[j].borrowed)
+					kvfree(st->in[j].buf);
+				kvfree(st->in[j].have);
+				kvfree(st->in[j].blk_left);
+			}
+		}
+		kfree(st->in);
+		kvfree(st->rtx);
+		kvfree(st->rtx_who);
+	}
+	for (v = 0; v <= GSYNC_SCHED_MAX_ROUNDS; v++) {
+		if (op->base[v] == v) {
+			kvfree(op->val[v]);
+			bitmap_free(op->ready[v]);
+		}
+		if (v < GSYNC_SCHED_MAX_ROUNDS) {
+			kvfree(op->pend[v]);
+			bitmap_free(op->reducible[v]);
 		}
 	}
-	kvfree(op->contrib);
-	kvfree(op->sendbuf);
-	kvfree(op->result);
-	bitmap_free(op->complete);
-	bitmap_free(op->acked);
-	kvfree(op->rtx);
-	kvfree(op->rtx_who);
-	kfree(op->in);
+	gsync_sched_put(op->sched);
 	kfree(op);
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_free);
+
+/* Set up step s (round t) of op for us. Process context. */
+static int gsync_op_alloc_step(struct gsync_group *g, struct gsync_op *op,
+			       const struct gsync_sclique *q, unsigned int s)
+{
+	struct gsync_step *st = &op->step[s];
+	unsigned int me = g->cfg.rank, t = s / 2, j;
+	u32 max_chunks, b;
+
+	st->q = q;
+	st->pos = gsync_sclique_pos(q, me);
+	st->src = (s & 1) ? t + 1 : t;
+	st->in = kcalloc(q->nmembers, sizeof(*st->in), GFP_KERNEL);
+	if (!st->in)
+		return -ENOMEM;
+	max_chunks = gsync_chunk_count(op->len, op->block,
+				       GSYNC_MIN_CHUNK_BYTES);
+	for (j = 0; j < q->nmembers; j++) {
+		struct gsync_contrib *c = &st->in[j];
+
+		c->rank = q->members[j];
+		if (j == st->pos)
+			continue;
+		for (b = 0; b < op->nblocks && !c->expects; b++)
+			c->expects = gsync_op_expects(g, op, s, c->rank, b);
+		if (!c->expects)
+			continue;
+		st->receives = true;
+		c->have = kvcalloc(BITS_TO_LONGS(max_chunks), sizeof(long),
+				   GFP_KERNEL);
+		c->blk_left = kvcalloc(op->nblocks, sizeof(u32), GFP_KERNEL);
+		if (s & 1) {
+			c->buf = op->val[t + 1];
+			c->borrowed = true;
+		} else {
+			c->buf = kvmalloc(op->len, GFP_KERNEL);
+		}
+		if (!c->have || !c->blk_left || !c->buf)
+			return -ENOMEM;
+	}
+	for (b = 0; b < op->nblocks; b++) {
+		if (!gsync_op_sends(g, op, s, b))
+			continue;
+		st->sends = true;
+		for (j = 0; j < q->nmembers; j++)
+			if (gsync_op_sends_to(g, op, s, b, q->members[j]))
+				__set_bit(q->members[j], st->need_ack);
+		/* Every member already a destination: nothing to add. */
+		if (!((s & 1) == 0 && gsync_sclique_owned(q)))
+			break;
+	}
+	if (!st->sends)
+		return 0;
+	st->rtx = kvcalloc(BITS_TO_LONGS(op->nchunks), sizeof(long),
+			   GFP_KERNEL);
+	st->rtx_who = kvcalloc(op->nchunks, sizeof(u16), GFP_KERNEL);
+	return st->rtx && st->rtx_who ? 0 : -ENOMEM;
 }
 
 /*
- * A new operation for our submission of seq, owning sendbuf (len bytes).
- * Process context; returns NULL without memory (sendbuf is then not taken).
+ * A new operation for our submission of seq under sched, owning sendbuf
+ * (len bytes). Process context; returns NULL without memory (sendbuf is
+ * then not taken). gsync_op_start() starts it once it is in its slot.
  */
 struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
-				u8 redop, u32 len, void *sendbuf)
+				u8 redop, u32 len, void *sendbuf,
+				struct gsync_sched *sched)
 {
-	u32 nranks = g->cfg.nranks, max_chunks, r;
+	unsigned int me = g->cfg.rank, t;
 	struct gsync_op *op;
+	u32 b;
 
 	op = kzalloc(sizeof(*op), GFP_KERNEL);
 	if (!op)
@@ -54,38 +229,143 @@ struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
 	op->dtype = dtype;
 	op->redop = redop;
 	op->len = len;
-	op->nchunks = DIV_ROUND_UP(len, g->chunk_bytes);
+	op->retained = true;
+	op->sched = gsync_sched_get(sched);
+	op->nrounds = sched->nrounds;
+	op->nsteps = sched->nrounds * GSYNC_STEPS_PER_ROUND;
+	op->block = gsync_sched_block(sched, len);
+	op->nblocks = gsync_blocks(len, op->block);
+	op->ppb = gsync_chunks_per_block(op->block, g->chunk_bytes);
+	op->nchunks = gsync_chunk_count(len, op->block, g->chunk_bytes);
 	INIT_LIST_HEAD(&op->free_node);
+	memset(op->base, 0xff, sizeof(op->base));
 
-	max_chunks = DIV_ROUND_UP(len, GSYNC_MIN_CHUNK_BYTES);
-	op->contrib = kvcalloc(nranks, sizeof(*op->contrib), GFP_KERNEL);
-	op->complete = bitmap_zalloc(nranks, GFP_KERNEL);
-	op->acked = bitmap_zalloc(nranks, GFP_KERNEL);
-	op->rtx = kvcalloc(BITS_TO_LONGS(op->nchunks), sizeof(long),
-			   GFP_KERNEL);
-	op->rtx_who = kvcalloc(op->nchunks, sizeof(u16), GFP_KERNEL);
-	op->in = kcalloc(nranks, sizeof(*op->in), GFP_KERNEL);
-	op->result = kvmalloc(len, GFP_KERNEL);
-	if (!op->contrib || !op->complete || !op->acked || !op->rtx ||
-	    !op->rtx_who || !op->in || !op->result)
+	op->base[0] = 0;
+	op->ready[0] = bitmap_zalloc(op->nblocks, GFP_KERNEL);
+	if (!op->ready[0])
 		goto fail;
-	for (r = 0; r < nranks; r++) {
-		if (r == g->cfg.rank)
+	for (t = 0; t < op->nrounds; t++) {
+		const struct gsync_sclique *q = gsync_sched_clique(sched, t, me);
+
+		if (!q) {
+			op->val[t + 1] = op->val[t];
+			op->base[t + 1] = op->base[t];
+			op->ready[t + 1] = op->ready[t];
 			continue;
-		op->contrib[r].buf = kvmalloc(len, GFP_KERNEL);
-		op->contrib[r].have = kvcalloc(BITS_TO_LONGS(max_chunks),
-					       sizeof(long), GFP_KERNEL);
-		if (!op->contrib[r].buf || !op->contrib[r].have)
+		}
+		op->base[t + 1] = t + 1;
+		op->val[t + 1] = kvmalloc(len, GFP_KERNEL);
+		op->ready[t + 1] = bitmap_zalloc(op->nblocks, GFP_KERNEL);
+		op->pend[t] = kvcalloc(op->nblocks, sizeof(u16), GFP_KERNEL);
+		op->reducible[t] = bitmap_zalloc(op->nblocks, GFP_KERNEL);
+		if (!op->val[t + 1] || !op->ready[t + 1] || !op->pend[t] ||
+		    !op->reducible[t])
+			goto fail;
+		for (b = 0; b < op->nblocks; b++)
+			if (gsync_reduces(q, b, me))
+				op->pend[t][b] = q->ninputs;
+		if (gsync_op_alloc_step(g, op, q, 2 * t) ||
+		    gsync_op_alloc_step(g, op, q, 2 * t + 1))
 			goto fail;
 	}
-	__set_bit(g->cfg.rank, op->complete);
-	__set_bit(g->cfg.rank, op->acked);
+	/* Last: until here, freeing the op must not free the caller's. */
+	op->val[0] = sendbuf;
 	op->sendbuf = sendbuf;
+	op->result = op->val[op->nrounds];
 	return op;
 
 fail:
 	gsync_op_free(g, op);
 	return NULL;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_alloc);
+
+static void gsync_op_done(struct gsync_group *g, struct gsync_op *op)
+{
+	op->state = GSYNC_OPS_DONE;
+	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
+	if (op->seq == g->deliver_seq)
+		gsync_group_wake_reader(g);
+}
+
+/* Block b of reducing round t has one input fewer to wait for. */
+static void gsync_op_input(struct gsync_group *g, struct gsync_op *op,
+			   unsigned int t, u32 b)
+{
+	if (WARN_ON_ONCE(!op->pend[t] || !op->pend[t][b]))
+		return;
+	if (--op->pend[t][b])
+		return;
+	__set_bit(b, op->reducible[t]);
+	if (!g->dead)
+		queue_work(gsync_wq, &g->reduce_work);
+}
+
+/*
+ * Block b of val[v] is final: feed the reductions it is an input of, let
+ * it be sent on, and finish the operation with the last block of the
+ * result. Under the lock.
+ */
+static void gsync_op_ready(struct gsync_group *g, struct gsync_op *op,
+			   unsigned int v, u32 b)
+{
+	unsigned int me = g->cfg.rank, t;
+
+	if (__test_and_set_bit(b, op->ready[v]))
+		return;
+	for (t = v; t < op->nrounds && op->base[t] == v; t++) {
+		const struct gsync_sclique *q = op->step[2 * t].q;
+
+		if (q && gsync_sched_cov(op->sched, t, me) &&
+		    gsync_reduces(q, b, me))
+			gsync_op_input(g, op, t, b);
+	}
+	if (op->base[op->nrounds] == v && ++op->nready == op->nblocks &&
+	    op->state == GSYNC_OPS_OPEN)
+		gsync_op_done(g, op);
+	gsync_tx_kick(g);
+}
+
+/* Our own buffer is in: start the operation. Under the lock. */
+void gsync_op_start(struct gsync_group *g, struct gsync_op *op)
+{
+	u32 b;
+
+	for (b = 0; b < op->nblocks; b++)
+		gsync_op_ready(g, op, 0, b);
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_start);
+
+/* Block b of round t was reduced here. Under the lock. */
+void gsync_op_reduced(struct gsync_group *g, struct gsync_op *op,
+		      unsigned int t, u32 b)
+{
+	gsync_op_ready(g, op, t + 1, b);
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_reduced);
+
+/* Every expected chunk of block b of a stream of step s is in. */
+void gsync_op_block_in(struct gsync_group *g, struct gsync_op *op,
+		       unsigned int s, u32 b)
+{
+	if (s & 1)
+		gsync_op_ready(g, op, s / 2 + 1, b);
+	else
+		gsync_op_input(g, op, s / 2, b);
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_block_in);
+
+/* Has every rank we send to acknowledged everything? Under the lock. */
+bool gsync_op_all_acked(struct gsync_group *g, struct gsync_op *op)
+{
+	unsigned int s;
+
+	for (s = 0; s < op->nsteps; s++)
+		if (op->step[s].sends &&
+		    !bitmap_subset(op->step[s].need_ack, op->step[s].acked,
+				   g->cfg.nranks))
+			return false;
+	return true;
 }
 
 /*
@@ -99,7 +379,7 @@ bool gsync_op_keeps_failure(const struct gsync_op *op)
 	       (op->status == -EPROTO || op->status == -ECONNABORTED);
 }
 
-/* Fail an operation still collecting contributions. Under the lock. */
+/* Fail an operation still in progress. Under the lock. */
 void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err)
 {
 	if (op->state != GSYNC_OPS_OPEN)
@@ -117,39 +397,37 @@ void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err)
 }
 
 /*
- * Can the slot be reused? Only once the user has the result and no peer
- * can need our contribution any more. Under the lock.
+ * Can the slot be reused? Only once the user has the result, no peer can
+ * need our values any more and the engine holds none of its blocks.
+ * Under the lock.
  */
 bool gsync_op_releasable(struct gsync_group *g, struct gsync_op *op)
 {
-	return op->delivered && !op->sendbuf;
+	return op->delivered && !op->retained && !op->jobs;
 }
 
 /*
- * Our contribution can go once the operation is over here and every peer
- * holds it, or has had op_timeout_ms to ask for it again. A failed
- * operation is kept as long, so peers that ask can be told it failed. Returns the
- * buffer for the caller to free outside the lock, or NULL. Under the lock.
+ * Our values can go once the operation is over here and every peer we
+ * send to holds them, or has had op_timeout_ms to ask for them again. A
+ * failed operation is kept as long, so peers that ask can be told it
+ * failed. Under the lock.
  */
-void *gsync_op_take_sendbuf(struct gsync_group *g, struct gsync_op *op)
+void gsync_op_unretain(struct gsync_group *g, struct gsync_op *op)
 {
-	void *buf = op->sendbuf;
+	unsigned int s;
 
-	if (!buf)
-		return NULL;
-	if (op->state == GSYNC_OPS_OPEN || op->state == GSYNC_OPS_REDUCING)
-		return NULL;
-	if (op->state == GSYNC_OPS_DONE &&
-	    !bitmap_full(op->acked, g->cfg.nranks) &&
+	if (!op->retained || op->state == GSYNC_OPS_OPEN)
+		return;
+	if (op->state == GSYNC_OPS_DONE && !gsync_op_all_acked(g, op) &&
 	    time_before(jiffies, op->retain_until))
-		return NULL;
+		return;
 	/* A failure peers may not know of yet is kept to answer them. */
 	if (gsync_op_keeps_failure(op) &&
 	    time_before(jiffies, op->retain_until))
-		return NULL;
-	op->sendbuf = NULL;
-	op->rtx_pending = 0;
-	return buf;
+		return;
+	op->retained = false;
+	for (s = 0; s < op->nsteps; s++)
+		op->step[s].rtx_pending = 0;
 }
 
 /*
@@ -188,82 +466,116 @@ void gsync_op_free_list(struct gsync_group *g, struct list_head *to_free)
 }
 
 /*
- * The oldest operation whose contributions are all here and that no engine
- * has yet; it is marked as handed out. Under the lock.
+ * Claim the next run of reducible blocks: the oldest operation, its
+ * earliest round, consecutive blocks from the first. Under the lock.
  */
-static struct gsync_op *gsync_next_reducible(struct gsync_group *g)
+static bool gsync_claim_blocks(struct gsync_group *g, struct gsync_op **opp,
+			       unsigned int *round, u32 *first, u32 *count)
 {
 	struct gsync_op *op;
+	unsigned int t;
+	u32 b, e;
 	u64 seq;
 
 	for (seq = g->base_seq; seq < g->next_seq; seq++) {
 		op = gsync_slot(g, seq);
-		if (op && op->state == GSYNC_OPS_REDUCING &&
-		    !op->reduce_started) {
-			op->reduce_started = true;
-			return op;
+		if (!op || op->state != GSYNC_OPS_OPEN)
+			continue;
+		for (t = 0; t < op->nrounds; t++) {
+			if (!op->reducible[t])
+				continue;
+			b = find_first_bit(op->reducible[t], op->nblocks);
+			if (b >= op->nblocks)
+				continue;
+			e = find_next_zero_bit(op->reducible[t], op->nblocks, b);
+			bitmap_clear(op->reducible[t], b, e - b);
+			op->jobs++;
+			*opp = op;
+			*round = t;
+			*first = b;
+			*count = e - b;
+			return true;
 		}
 	}
-	return NULL;
+	return false;
 }
 
-/*
- * The engine finished an operation's reduction (process context, any
- * engine). Peer buffers are no longer needed: give the memory back.
- */
-static void gsync_reduce_done(struct gsync_reduce_job *job)
+/* The engine finished a run of blocks (process context, any engine). */
+static void gsync_rjob_done(struct gsync_reduce_job *job)
 {
-	struct gsync_op *op = job->priv;
-	struct gsync_group *g = op->group;
-	unsigned int r;
+	struct gsync_rjob *rj = container_of(job, struct gsync_rjob, job);
+	struct gsync_group *g = rj->g;
+	struct gsync_op *op = rj->op;
+	u32 b;
 
-	for (r = 0; r < g->cfg.nranks; r++) {
-		if (r == g->cfg.rank)
-			continue;
-		kvfree(op->contrib[r].buf);
-		op->contrib[r].buf = NULL;
-	}
 	spin_lock_bh(&g->lock);
-	op->state = job->status ? GSYNC_OPS_FAILED : GSYNC_OPS_DONE;
-	op->status = job->status;
-	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
-	if (op->seq == g->deliver_seq)
-		gsync_group_wake_reader(g);
+	op->jobs--;
+	g->stats.reduce_jobs++;
+	if (job->status)
+		gsync_op_fail(g, op, job->status);
+	else if (op->state == GSYNC_OPS_OPEN)
+		for (b = rj->first; b < rj->first + rj->count; b++)
+			gsync_op_reduced(g, op, rj->round, b);
 	spin_unlock_bh(&g->lock);
+	kfree(rj);
 }
 
 void gsync_reduce_work(struct work_struct *work)
 {
 	struct gsync_group *g = container_of(work, struct gsync_group,
 					     reduce_work);
-	struct gsync_reduce_job *job;
+	unsigned int me = g->cfg.rank, t, i;
+	const struct gsync_sclique *q;
+	struct gsync_rjob *rj;
 	struct gsync_op *op;
-	unsigned int r, me = g->cfg.rank;
+	u32 first, count, off, bytes;
 
 	for (;;) {
 		spin_lock_bh(&g->lock);
-		op = g->dead ? NULL : gsync_next_reducible(g);
-		spin_unlock_bh(&g->lock);
-		if (!op)
+		if (g->dead || !gsync_claim_blocks(g, &op, &t, &first, &count)) {
+			spin_unlock_bh(&g->lock);
 			return;
+		}
+		spin_unlock_bh(&g->lock);
 
-		for (r = 0; r < g->cfg.nranks; r++)
-			op->in[r] = r == me ? op->sendbuf : op->contrib[r].buf;
-		job = &op->job;
-		job->in = op->in;
-		job->k = g->cfg.nranks;
-		job->out = op->result;
-		job->count = op->len / gsync_dtype_size(op->dtype);
-		job->dtype = op->dtype;
-		job->op = op->redop;
-		job->avg_divisor = g->cfg.nranks;
-		job->done = gsync_reduce_done;
-		job->priv = op;
-		op->group = g;
+		q = op->step[2 * t].q;
+		rj = kzalloc(struct_size(rj, in, q->ninputs), GFP_KERNEL);
+		if (!rj) {
+			spin_lock_bh(&g->lock);
+			op->jobs--;
+			gsync_op_fail(g, op, -ENOMEM);
+			spin_unlock_bh(&g->lock);
+			continue;
+		}
+		off = first * op->block;
+		bytes = min(count * op->block, op->len - off);
+		for (i = 0; i < q->ninputs; i++) {
+			unsigned int r = q->order[i];
+			const void *buf = r == me ? op->val[t] :
+				gsync_op_stream(op, 2 * t, r)->buf;
+
+			rj->in[i] = buf + off;
+		}
+		rj->op = op;
+		rj->g = g;
+		rj->round = t;
+		rj->first = first;
+		rj->count = count;
+		rj->job.in = rj->in;
+		rj->job.k = q->ninputs;
+		rj->job.out = op->val[t + 1] + off;
+		rj->job.count = bytes / gsync_dtype_size(op->dtype);
+		rj->job.dtype = op->dtype;
+		/* AVG divides once, where the sum first covers everyone. */
+		rj->job.op = op->redop == GSYNC_OP_AVG && !q->divides ?
+			     GSYNC_OP_SUM : op->redop;
+		rj->job.avg_divisor = op->sched->ncontrib;
+		rj->job.done = gsync_rjob_done;
+		rj->job.priv = op;
 		/* An engine that refuses the job leaves it to the CPU. */
-		if (g->engine->submit(g->engine, job)) {
-			job->status = gsync_reduce_cpu(job);
-			gsync_reduce_done(job);
+		if (g->engine->submit(g->engine, &rj->job)) {
+			rj->job.status = gsync_reduce_cpu(&rj->job);
+			gsync_rjob_done(&rj->job);
 		}
 		cond_resched();
 	}

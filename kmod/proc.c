@@ -45,7 +45,7 @@ static void gsync_seq_header(struct seq_file *seq)
 {
 	int i;
 
-	seq_puts(seq, "id inode uid state group rank nranks next_seq inflight ops_submitted ops_completed ops_failed tx_bytes tx_packets rx_bytes rx_packets nacks_sent nacks_received retransmits mcast_retransmits timeouts mismatches");
+	seq_puts(seq, "id inode uid state group rank nranks next_seq inflight ops_submitted ops_completed ops_failed tx_bytes tx_packets rx_bytes rx_packets nacks_sent nacks_received retransmits mcast_retransmits timeouts mismatches sched_tag sched_rounds sched_ops reduce_jobs");
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, " drop_%s", gsync_drop_names[i]);
 	seq_putc(seq, '\n');
@@ -58,7 +58,7 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 	struct gsync_group *g;
 	struct gsync_sock *gs;
 	u64 group = 0, next_seq = 0, inflight = 0;
-	u16 rank = 0, nranks = 0;
+	u16 rank = 0, nranks = 0, tag = 0, rounds = 0;
 	int i;
 
 	if (v == &gn->socks) {
@@ -76,6 +76,8 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 		nranks = g->cfg.nranks;
 		next_seq = g->next_seq;
 		inflight = g->next_seq - g->deliver_seq;
+		tag = g->sched->tag;
+		rounds = g->sched->nrounds;
 		spin_unlock_bh(&g->lock);
 	}
 	seq_printf(seq, "%llu %lu %u %s 0x%llx %u %u %llu %llu",
@@ -88,6 +90,8 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 		   st.tx_bytes, st.tx_packets, st.rx_bytes, st.rx_packets,
 		   st.nacks_sent, st.nacks_received, st.retransmits,
 		   st.mcast_retransmits, st.timeouts, st.mismatches);
+	seq_printf(seq, " 0x%04x %u %llu %llu", tag, rounds, st.sched_ops,
+		   st.reduce_jobs);
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, " %llu", st.drops[i]);
 	seq_putc(seq, '\n');

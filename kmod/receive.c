@@ -4,8 +4,8 @@
  * every datagram arriving on the group's sockets. Every header field is
  * validated (wire.c) and the sender's source address must be the one
  * configured for its rank before any state is touched; a dropped packet is
- * counted by reason. DATA is copied straight into the operation's buffer
- * for that rank; packets for an operation we have not submitted yet go to
+ * counted by reason. DATA is copied straight into the buffer of the stream
+ * it belongs to (sender and step of the operation's schedule); packets for an operation we have not submitted yet go to
  * a bounded stash and are replayed by gsync_rx_replay_stash().
  *
  * Locking: everything runs under gsync_group.lock (spin_lock in softirq,
@@ -45,14 +45,6 @@ static bool gsync_rx_source_ok(struct gsync_group *g, struct sk_buff *skb,
 	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &sa->v6.sin6_addr);
 }
 
-/* Mark every rank's contribution here: reduce, and tell the peers. */
-static void gsync_rx_all_here(struct gsync_group *g, struct gsync_op *op)
-{
-	op->state = GSYNC_OPS_REDUCING;
-	queue_work(gsync_wq, &g->reduce_work);
-	gsync_send_status(g, op, -1);
-}
-
 static void gsync_rx_mismatch(struct gsync_group *g, struct gsync_op *op)
 {
 	struct gsync_wire_abort a = { .error = cpu_to_be32(EPROTO) };
@@ -63,31 +55,100 @@ static void gsync_rx_mismatch(struct gsync_group *g, struct gsync_op *op)
 	gsync_ctrl_queue(g, -1, GSYNC_PKT_ABORT, op, op->seq, &a, sizeof(a));
 }
 
+/* Do DATA/POLL describe the same operation as ours? */
+static bool gsync_rx_same_op(const struct gsync_op *op,
+			     const struct gsync_wire_hdr *h)
+{
+	return h->dtype == op->dtype && h->op == op->redop &&
+	       be64_to_cpu(h->total_len) == op->len &&
+	       be16_to_cpu(h->sched_tag) == op->sched->tag;
+}
+
+/*
+ * The first packet of a stream tells its chunking: check it against our
+ * cut of the operation into blocks, and mark the chunks of blocks we do
+ * not expect as present.
+ */
+static bool gsync_rx_stream_init(struct gsync_group *g, struct gsync_op *op,
+				 unsigned int s, struct gsync_contrib *c,
+				 const struct gsync_wire_hdr *h)
+{
+	u32 cb = be32_to_cpu(h->chunk_bytes), ppb, b, first, n;
+
+	if (be32_to_cpu(h->nchunks) != gsync_chunk_count(op->len, op->block, cb))
+		return false;
+	c->nchunks = be32_to_cpu(h->nchunks);
+	c->chunk_bytes = cb;
+	ppb = gsync_chunks_per_block(op->block, cb);
+	for (b = 0; b < op->nblocks; b++) {
+		first = b * ppb;
+		n = min(ppb, c->nchunks - first);
+		if (gsync_op_expects(g, op, s, c->rank, b)) {
+			c->blk_left[b] = n;
+			c->expected += n;
+		} else {
+			bitmap_set(c->have, first, n);
+		}
+	}
+	return true;
+}
+
+/* Every stream of step s is in: tell its senders. Under the lock. */
+static void gsync_rx_step_complete(struct gsync_group *g, struct gsync_op *op,
+				   unsigned int s)
+{
+	struct gsync_step *st = &op->step[s];
+	unsigned int j;
+
+	for (j = 0; j < st->q->nmembers; j++)
+		if (st->in[j].expects && !st->in[j].complete)
+			return;
+	st->status_sent = true;
+	gsync_send_status(g, op, s, -1);
+}
+
 static void gsync_rx_data(struct gsync_group *g, struct gsync_op *op,
 			  const struct gsync_wire_hdr *h, struct sk_buff *skb,
 			  unsigned int r)
 {
-	struct gsync_contrib *c = &op->contrib[r];
-	u32 cb = be32_to_cpu(h->chunk_bytes);
 	u32 chunk = be32_to_cpu(h->chunk);
 	u32 plen = be32_to_cpu(h->payload_len);
+	unsigned int s = be16_to_cpu(h->round);
+	struct gsync_contrib *c;
+	u32 off, len, b;
 
-	if (op->state != GSYNC_OPS_OPEN || c->complete)
+	if (op->state != GSYNC_OPS_OPEN)
 		return gsync_drop(g, GSYNC_DROP_DUP);
-	if (h->dtype != op->dtype || h->op != op->redop ||
-	    be64_to_cpu(h->total_len) != op->len) {
+	if (!gsync_rx_same_op(op, h)) {
 		gsync_drop(g, GSYNC_DROP_FIELD);
 		return gsync_rx_mismatch(g, op);
 	}
+	if (s >= op->nsteps)
+		return gsync_drop(g, GSYNC_DROP_FIELD);
+	c = gsync_op_stream(op, s, r);
+	if (!c || !c->expects)
+		return gsync_drop(g, GSYNC_DROP_CLIQUE);
+	if (be16_to_cpu(h->ncontrib) != gsync_op_step_cov(op, s, r))
+		return gsync_drop(g, GSYNC_DROP_FIELD);
+	if (c->complete)
+		return gsync_drop(g, GSYNC_DROP_DUP);
 	if (!c->nchunks) {
-		c->nchunks = be32_to_cpu(h->nchunks);
-		c->chunk_bytes = cb;
-	} else if (cb != c->chunk_bytes) {
+		if (!gsync_rx_stream_init(g, op, s, c, h))
+			return gsync_drop(g, GSYNC_DROP_FIELD);
+	} else if (be32_to_cpu(h->chunk_bytes) != c->chunk_bytes) {
 		return gsync_drop(g, GSYNC_DROP_FIELD);
 	}
+	if (!gsync_chunk_span(op->len, op->block, c->chunk_bytes, chunk,
+			      &off, &len) || len != plen)
+		return gsync_drop(g, GSYNC_DROP_FIELD);
+	b = chunk / gsync_chunks_per_block(op->block, c->chunk_bytes);
+	if (!c->blk_left[b])	/* a block we do not expect from it */
+		return gsync_drop(g, test_bit(chunk, c->have) &&
+				  gsync_op_expects(g, op, s, r, b) ?
+				  GSYNC_DROP_DUP : GSYNC_DROP_CLIQUE);
 	if (test_bit(chunk, c->have))
 		return gsync_drop(g, GSYNC_DROP_DUP);
-	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, c->buf + chunk * cb, plen))
+	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, c->buf + off, plen))
 		return gsync_drop(g, GSYNC_DROP_SHORT);
 
 	__set_bit(chunk, c->have);
@@ -106,12 +167,12 @@ static void gsync_rx_data(struct gsync_group *g, struct gsync_op *op,
 	op->deadline = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
 	g->stats.rx_packets++;
 	g->stats.rx_bytes += GSYNC_WIRE_HDR_LEN + plen;
-	if (c->received < c->nchunks)
+	if (!--c->blk_left[b])
+		gsync_op_block_in(g, op, s, b);
+	if (c->received < c->expected)
 		return;
 	c->complete = true;
-	__set_bit(r, op->complete);
-	if (bitmap_full(op->complete, g->cfg.nranks))
-		gsync_rx_all_here(g, op);
+	gsync_rx_step_complete(g, op, s);
 }
 
 /*
@@ -131,85 +192,107 @@ static bool gsync_rx_tell_failed(struct gsync_group *g, struct gsync_op *op,
 	return true;
 }
 
-/* A peer asks for chunks of our contribution again. */
+/* Mark chunks [first, first + count) of step s for resending to r. */
+static void gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
+				unsigned int s, unsigned int r, u32 first,
+				u32 count)
+{
+	struct gsync_step *st = &op->step[s];
+	/*
+	 * Chunks not sent once yet are on their way anyway: resending them
+	 * would only duplicate them (receivers cannot tell slow from lost).
+	 */
+	u32 sent = st->tx_done ? op->nchunks : st->tx_chunk, c, b;
+
+	if (first >= sent || !count)
+		return;
+	count = min(count, sent - first);
+	for (c = first; c < first + count; c++) {
+		b = c / op->ppb;
+		if (!gsync_op_sends_to(g, op, s, b, r)) {
+			/* Skip the rest of a block not ours to send to r. */
+			c = (b + 1) * op->ppb - 1;
+			continue;
+		}
+		if (__test_and_set_bit(c, st->rtx)) {
+			if (st->rtx_who[c] != r)
+				st->rtx_who[c] = GSYNC_RTX_MANY;
+		} else {
+			st->rtx_who[c] = r;
+			st->rtx_pending++;
+		}
+	}
+}
+
+/* A peer asks for chunks of what we sent it in a step again. */
 static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
-			  struct sk_buff *skb, unsigned int r)
+			  const struct gsync_wire_hdr *h, struct sk_buff *skb,
+			  unsigned int r)
 {
 	struct gsync_wire_range ranges[GSYNC_WIRE_MAX_RANGES];
+	unsigned int s = be16_to_cpu(h->round);
 	struct gsync_wire_nack n;
-	u32 i, first, count, c, sent;
+	u32 i;
 
 	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, &n, sizeof(n)))
 		return gsync_drop(g, GSYNC_DROP_SHORT);
 	if (be16_to_cpu(n.target_rank) != g->cfg.rank || !n.nranges ||
 	    be16_to_cpu(n.nranges) > GSYNC_WIRE_MAX_RANGES ||
 	    skb->len != GSYNC_PAYLOAD_OFF + sizeof(n) +
-	    be16_to_cpu(n.nranges) * sizeof(ranges[0]))
+	    be16_to_cpu(n.nranges) * sizeof(ranges[0]) || s >= op->nsteps)
 		return gsync_drop(g, GSYNC_DROP_FIELD);
 	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF + sizeof(n), ranges,
 			  be16_to_cpu(n.nranges) * sizeof(ranges[0])))
 		return gsync_drop(g, GSYNC_DROP_SHORT);
 	g->stats.nacks_received++;
-	if (gsync_rx_tell_failed(g, op, r) || !op->sendbuf)
+	if (gsync_rx_tell_failed(g, op, r) || !op->retained ||
+	    !op->step[s].sends)
 		return;
-	/*
-	 * Chunks not sent once yet are on their way anyway: resending them
-	 * would only duplicate them (receivers cannot tell slow from lost).
-	 */
-	sent = op->tx_done ? op->nchunks :
-	       g->unicast ? op->tx_next / (g->cfg.nranks - 1) : op->tx_next;
-	for (i = 0; i < be16_to_cpu(n.nranges); i++) {
-		first = be32_to_cpu(ranges[i].first);
-		count = be32_to_cpu(ranges[i].count);
-		if (first >= sent || !count)
-			continue;
-		count = min(count, sent - first);
-		for (c = first; c < first + count; c++) {
-			if (__test_and_set_bit(c, op->rtx)) {
-				if (op->rtx_who[c] != r)
-					op->rtx_who[c] = GSYNC_RTX_MANY;
-			} else {
-				op->rtx_who[c] = r;
-				op->rtx_pending++;
-			}
-		}
-	}
+	for (i = 0; i < be16_to_cpu(n.nranges); i++)
+		gsync_rx_nack_range(g, op, s, r, be32_to_cpu(ranges[i].first),
+				    be32_to_cpu(ranges[i].count));
 	gsync_tx_kick(g);
 }
 
 static void gsync_rx_status(struct gsync_group *g, struct gsync_op *op,
-			    struct sk_buff *skb, unsigned int r)
+			    const struct gsync_wire_hdr *h, struct sk_buff *skb,
+			    unsigned int r)
 {
+	unsigned int s = be16_to_cpu(h->round), me = g->cfg.rank;
 	struct gsync_wire_status st;
-	unsigned int me = g->cfg.rank;
 
 	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, &st, sizeof(st)))
 		return gsync_drop(g, GSYNC_DROP_SHORT);
+	if (s >= op->nsteps)
+		return gsync_drop(g, GSYNC_DROP_FIELD);
 	if (st.complete[me / 8] & (1U << (me % 8)))
-		__set_bit(r, op->acked);
+		__set_bit(r, op->step[s].acked);
 }
 
-/* A peer finished sending: tell it what we lack, or that we have it all. */
+/* A peer finished sending a step: tell it what we lack, or that we have it. */
 static void gsync_rx_poll(struct gsync_group *g, struct gsync_op *op,
 			  const struct gsync_wire_hdr *h, unsigned int r)
 {
-	struct gsync_contrib *c = &op->contrib[r];
+	unsigned int s = be16_to_cpu(h->round);
+	struct gsync_contrib *c;
 
 	if (gsync_rx_tell_failed(g, op, r))
 		return;
-	if (op->state != GSYNC_OPS_OPEN || c->complete)
-		return gsync_send_status(g, op, r);
-	if (h->dtype != op->dtype || h->op != op->redop ||
-	    be64_to_cpu(h->total_len) != op->len)
+	if (s >= op->nsteps)
+		return gsync_drop(g, GSYNC_DROP_FIELD);
+	c = gsync_op_stream(op, s, r);
+	if (!c)		/* a multicast POLL for the other cliques */
+		return;
+	if (op->state != GSYNC_OPS_OPEN || !c->expects || c->complete)
+		return gsync_send_status(g, op, s, r);
+	if (!gsync_rx_same_op(op, h))
 		return gsync_rx_mismatch(g, op);
-	if (!c->nchunks) {
-		c->nchunks = be32_to_cpu(h->nchunks);
-		c->chunk_bytes = be32_to_cpu(h->chunk_bytes);
-	}
+	if (!c->nchunks && !gsync_rx_stream_init(g, op, s, c, h))
+		return gsync_drop(g, GSYNC_DROP_FIELD);
 	/* Everything was sent: what we lack now, up to the end, is lost. */
 	c->sender_done = true;
 	c->highest = c->nchunks;
-	gsync_send_nack(g, op, r);
+	gsync_send_nack(g, op, s, c);
 }
 
 static void gsync_rx_abort(struct gsync_group *g, struct gsync_op *op,
@@ -287,15 +370,21 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 	if (WARN_ON_ONCE(!op || op->seq != seq))
 		return false;
 
+	/* Steps of another schedule mean nothing here. */
+	if ((h.type == GSYNC_PKT_NACK || h.type == GSYNC_PKT_STATUS) &&
+	    be16_to_cpu(h.sched_tag) != op->sched->tag) {
+		gsync_drop(g, GSYNC_DROP_FIELD);
+		return false;
+	}
 	switch (h.type) {
 	case GSYNC_PKT_DATA:
 		gsync_rx_data(g, op, &h, skb, r);
 		break;
 	case GSYNC_PKT_NACK:
-		gsync_rx_nack(g, op, skb, r);
+		gsync_rx_nack(g, op, &h, skb, r);
 		break;
 	case GSYNC_PKT_STATUS:
-		gsync_rx_status(g, op, skb, r);
+		gsync_rx_status(g, op, &h, skb, r);
 		break;
 	case GSYNC_PKT_POLL:
 		gsync_rx_poll(g, op, &h, r);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Loss repair and timeouts. Receivers ask for what they lack with NACKs
- * (selective repeat: ranges of missing chunks) when a sender's stream has
- * stalled for a repair interval, or when the sender POLLs after finishing.
- * Senders keep their contribution until every receiver has acknowledged it
+ * Loss repair and timeouts, per stream (a sender's packets in one step of
+ * an operation). Receivers ask for what they lack with NACKs (selective
+ * repeat: ranges of missing chunks) when a stream has stalled for a repair
+ * interval, or when its sender POLLs after finishing the step. Senders keep
+ * their values until every receiver of every step has acknowledged them
  * with a STATUS, POLLing (with backoff) until then. An operation that
  * makes no progress for op_timeout_ms fails with ETIMEDOUT.
  *
@@ -45,20 +46,18 @@ unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_nack_ranges);
 
-/* Ask rank r for what we lack of its contribution. Under the lock. */
+/* Ask the sender of stream c (step s) for what we lack. Under the lock. */
 void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
-		     unsigned int r)
+		     unsigned int s, struct gsync_contrib *c)
 {
 	struct {
 		struct gsync_wire_nack n;
 		struct gsync_wire_range ranges[GSYNC_WIRE_MAX_RANGES];
 	} *p;
-	struct gsync_contrib *c = &op->contrib[r];
+	unsigned long holdoff;
 	unsigned int nr;
 
-	unsigned long holdoff;
-
-	if (c->complete || time_before(jiffies, c->next_nack))
+	if (c->complete || !c->expects || time_before(jiffies, c->next_nack))
 		return;
 	p = kzalloc(sizeof(*p), GFP_ATOMIC);
 	if (!p)
@@ -77,51 +76,84 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 		p->ranges[0].count = cpu_to_be32(GSYNC_WIRE_RANGE_ALL);
 		nr = 1;
 	}
-	p->n.target_rank = cpu_to_be16(r);
+	p->n.target_rank = cpu_to_be16(c->rank);
 	p->n.nranges = cpu_to_be16(nr);
-	if (nr && !gsync_ctrl_queue(g, r, GSYNC_PKT_NACK, op, op->seq, p,
-				    sizeof(p->n) + nr * sizeof(p->ranges[0]))) {
+	if (nr && !gsync_ctrl_queue_step(g, c->rank, GSYNC_PKT_NACK, op, s, p,
+					 sizeof(p->n) +
+					 nr * sizeof(p->ranges[0]))) {
 		g->stats.nacks_sent++;
 		c->nack_sent_at = jiffies ? jiffies : 1;
 	}
 	/* Give a repair time to arrive: a round trip, at least repair_ms. */
 	holdoff = max_t(unsigned long, msecs_to_jiffies(g->cfg.repair_ms),
-			2 * g->srtt[r]);
+			2 * g->srtt[c->rank]);
 	c->next_nack = jiffies + (holdoff << c->nack_backoff);
 	if (c->nack_backoff < GSYNC_MAX_BACKOFF)
 		c->nack_backoff++;
 	kfree(p);
 }
 
-/* Tell rank dest (-1: everyone) which contributions we hold. */
-void gsync_send_status(struct gsync_group *g, struct gsync_op *op, int dest)
+/*
+ * Tell rank dest which streams of step s we hold complete; dest -1: every
+ * member of the step's clique (one multicast when the group has it).
+ */
+void gsync_send_status(struct gsync_group *g, struct gsync_op *op,
+		       unsigned int s, int dest)
 {
-	struct gsync_wire_status st = {};
-	unsigned int r;
+	struct gsync_step *st = &op->step[s];
+	struct gsync_wire_status w = {};
+	unsigned int j, r;
 
-	for (r = 0; r < g->cfg.nranks; r++)
-		if (test_bit(r, op->complete))
-			st.complete[r / 8] |= 1U << (r % 8);
-	gsync_ctrl_queue(g, dest, GSYNC_PKT_STATUS, op, op->seq, &st,
-			 sizeof(st));
+	if (!st->q)
+		return;
+	for (j = 0; j < st->q->nmembers; j++) {
+		if (j == st->pos || !st->in[j].expects || st->in[j].complete) {
+			r = st->q->members[j];
+			w.complete[r / 8] |= 1U << (r % 8);
+		}
+	}
+	if (dest >= 0 || !g->unicast) {
+		gsync_ctrl_queue_step(g, dest, GSYNC_PKT_STATUS, op, s, &w,
+				      sizeof(w));
+		return;
+	}
+	for (j = 0; j < st->q->nmembers; j++)
+		if (j != st->pos)
+			gsync_ctrl_queue_step(g, st->q->members[j],
+					      GSYNC_PKT_STATUS, op, s, &w,
+					      sizeof(w));
 }
 
-/* One operation's repair duties. Under the lock. */
-static void gsync_repair_op(struct gsync_group *g, struct gsync_op *op,
-			    unsigned long now)
+/* Ask the receivers of step s that have not acknowledged it. */
+static void gsync_send_poll(struct gsync_group *g, struct gsync_op *op,
+			    unsigned int s)
 {
-	unsigned long interval = msecs_to_jiffies(g->cfg.repair_ms);
+	struct gsync_step *st = &op->step[s];
 	unsigned int r;
 
-	if (op->state == GSYNC_OPS_OPEN) {
-		if (time_after(now, op->deadline)) {
-			gsync_op_fail(g, op, -ETIMEDOUT);
-			return;
-		}
-		for (r = 0; r < g->cfg.nranks; r++) {
-			struct gsync_contrib *c = &op->contrib[r];
+	if (!g->unicast) {
+		gsync_ctrl_queue_step(g, -1, GSYNC_PKT_POLL, op, s, NULL, 0);
+		return;
+	}
+	for_each_set_bit(r, st->need_ack, g->cfg.nranks)
+		if (!test_bit(r, st->acked))
+			gsync_ctrl_queue_step(g, r, GSYNC_PKT_POLL, op, s,
+					      NULL, 0);
+}
 
-			if (r == g->cfg.rank || c->complete)
+/* Repair duties for the streams of step s. Under the lock. */
+static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
+			      unsigned int s, unsigned long now)
+{
+	unsigned long interval = msecs_to_jiffies(g->cfg.repair_ms);
+	struct gsync_step *st = &op->step[s];
+	unsigned int j;
+
+	if (op->state == GSYNC_OPS_OPEN && st->receives) {
+		for (j = 0; j < st->q->nmembers; j++) {
+			struct gsync_contrib *c = &st->in[j];
+
+			if (!c->expects || c->complete)
 				continue;
 			/* A stream still flowing is not asked yet. */
 			if (c->nchunks && time_before(now, c->last_rx + interval))
@@ -133,26 +165,40 @@ static void gsync_repair_op(struct gsync_group *g, struct gsync_op *op,
 			if (!c->nchunks &&
 			    time_before(now, op->submitted_at + 16 * interval))
 				continue;
-			gsync_send_nack(g, op, r);
+			gsync_send_nack(g, op, s, c);
 		}
 	}
-	if (op->sendbuf && op->tx_done &&
-	    !bitmap_full(op->acked, g->cfg.nranks) &&
-	    time_after_eq(now, op->next_poll)) {
-		gsync_ctrl_queue(g, -1, GSYNC_PKT_POLL, op, op->seq, NULL, 0);
-		op->next_poll = now + (interval << op->poll_backoff);
-		if (op->poll_backoff < GSYNC_MAX_BACKOFF)
-			op->poll_backoff++;
+	if (op->retained && st->sends && st->tx_done &&
+	    !bitmap_subset(st->need_ack, st->acked, g->cfg.nranks) &&
+	    time_after_eq(now, st->next_poll)) {
+		gsync_send_poll(g, op, s);
+		st->next_poll = now + (interval << st->poll_backoff);
+		if (st->poll_backoff < GSYNC_MAX_BACKOFF)
+			st->poll_backoff++;
 	}
+}
+
+/* One operation's repair duties. Under the lock. */
+static void gsync_repair_op(struct gsync_group *g, struct gsync_op *op,
+			    unsigned long now)
+{
+	unsigned int s;
+
+	/* Blocks with the engine are progress the peers cannot see. */
+	if (op->state == GSYNC_OPS_OPEN && !op->jobs &&
+	    time_after(now, op->deadline)) {
+		gsync_op_fail(g, op, -ETIMEDOUT);
+		return;
+	}
+	for (s = 0; s < op->nsteps; s++)
+		gsync_repair_step(g, op, s, now);
 }
 
 void gsync_repair_work(struct work_struct *work)
 {
 	struct gsync_group *g = container_of(to_delayed_work(work),
 					     struct gsync_group, repair_work);
-	void *bufs[GSYNC_MAX_WINDOW];
 	unsigned long now = jiffies;
-	unsigned int nbufs = 0, i;
 	bool serving = false;
 	LIST_HEAD(to_free);
 	struct gsync_op *op;
@@ -168,11 +214,9 @@ void gsync_repair_work(struct work_struct *work)
 		if (!op)
 			continue;
 		gsync_repair_op(g, op, now);
-		if (op->delivered) {
-			bufs[nbufs] = gsync_op_take_sendbuf(g, op);
-			nbufs += !!bufs[nbufs];
-		}
-		serving |= !!op->sendbuf;
+		if (op->delivered)
+			gsync_op_unretain(g, op);
+		serving |= op->retained || op->jobs;
 	}
 	gsync_group_release_slots(g, &to_free);
 	if (g->lingering && !serving)
@@ -182,7 +226,5 @@ void gsync_repair_work(struct work_struct *work)
 				   msecs_to_jiffies(g->cfg.repair_ms));
 	spin_unlock_bh(&g->lock);
 
-	for (i = 0; i < nbufs; i++)
-		kvfree(bufs[i]);
 	gsync_op_free_list(g, &to_free);
 }

@@ -2,8 +2,11 @@
 /*
  * The send path: one work item per group drains, in priority order, the
  * control queue (NACK, STATUS, POLL, ABORT), chunks to retransmit, and new
- * chunks of our contributions (oldest operation first), at no more than
- * the configured pacing rate (a token bucket topped up from the clock).
+ * chunks (oldest operation first, and within it the latest step whose
+ * block is ready, so that rounds pipeline), at no more than the configured
+ * pacing rate (a token bucket topped up from the clock). A step sends to
+ * the group's multicast address, to a block's owner, or to each member of
+ * its clique in turn (unicast patterns and groups).
  *
  * Locking: packets are chosen and copied into g->txbuf under
  * gsync_group.lock, then sent without it (kernel_sendmsg may sleep). The
@@ -40,21 +43,23 @@ void gsync_wire_fill(struct gsync_group *g, struct gsync_wire_hdr *h,
 	h->seq = cpu_to_be64(seq);
 }
 
+/* DATA and POLL describe what we send in step s of op. */
 static void gsync_wire_contrib(struct gsync_group *g, struct gsync_wire_hdr *h,
 			       const struct gsync_op *op)
 {
 	h->nchunks = cpu_to_be32(op->nchunks);
 	h->total_len = cpu_to_be64(op->len);
 	h->chunk_bytes = cpu_to_be32(g->chunk_bytes);
+	h->sched_tag = cpu_to_be16(op->sched->tag);
 }
 
 /*
- * Queue a control packet for rank dest (-1: every peer). op, if given,
- * supplies dtype/op and the contribution fields. Under the lock.
+ * Queue a control packet about step s of op for rank dest (-1: every
+ * peer). Under the lock.
  */
-int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
-		     const struct gsync_op *op, u64 seq, const void *payload,
-		     unsigned int payload_len)
+int gsync_ctrl_queue_step(struct gsync_group *g, int dest, u8 type,
+			  const struct gsync_op *op, unsigned int s,
+			  const void *payload, unsigned int payload_len)
 {
 	struct gsync_wire_hdr *h;
 	struct gsync_ctrl *c;
@@ -65,9 +70,10 @@ int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
 	if (!c)
 		return -ENOMEM;
 	h = (struct gsync_wire_hdr *)c->data;
-	gsync_wire_fill(g, h, type, seq, op ? op->dtype : 0,
-			op ? op->redop : 0);
-	if (op && type == GSYNC_PKT_POLL)
+	gsync_wire_fill(g, h, type, op->seq, op->dtype, op->redop);
+	h->round = cpu_to_be16(s);
+	h->sched_tag = cpu_to_be16(op->sched->tag);
+	if (type == GSYNC_PKT_POLL)
 		gsync_wire_contrib(g, h, op);
 	h->payload_len = cpu_to_be32(payload_len);
 	memcpy(c->data + sizeof(*h), payload, payload_len);
@@ -79,30 +85,70 @@ int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
 	return 0;
 }
 
-/* Build DATA for chunk c of op into txbuf; returns the packet length. */
+int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
+		     const struct gsync_op *op, u64 seq, const void *payload,
+		     unsigned int payload_len)
+{
+	return gsync_ctrl_queue_step(g, dest, type, op, 0, payload,
+				     payload_len);
+}
+
+/* Build DATA for chunk c of step s into txbuf; returns the packet length. */
 static unsigned int gsync_build_data(struct gsync_group *g,
-				     struct gsync_op *op, u32 chunk,
-				     bool retransmit)
+				     struct gsync_op *op, unsigned int s,
+				     u32 chunk, bool retransmit)
 {
 	struct gsync_wire_hdr *h = (struct gsync_wire_hdr *)g->txbuf;
-	u32 off = chunk * g->chunk_bytes;
-	u32 plen = min_t(u32, g->chunk_bytes, op->len - off);
+	u16 cov = gsync_op_step_cov(op, s, g->cfg.rank);
+	u32 off, plen;
+	u16 flags = 0;
 
+	if (WARN_ON_ONCE(!gsync_chunk_span(op->len, op->block, g->chunk_bytes,
+					   chunk, &off, &plen)))
+		return 0;
 	gsync_wire_fill(g, h, GSYNC_PKT_DATA, op->seq, op->dtype, op->redop);
 	gsync_wire_contrib(g, h, op);
+	h->round = cpu_to_be16(s);
 	h->chunk = cpu_to_be32(chunk);
 	h->payload_len = cpu_to_be32(plen);
-	h->ncontrib = cpu_to_be16(1);
+	h->ncontrib = cpu_to_be16(cov);
 	if (retransmit)
-		h->flags = cpu_to_be16(GSYNC_WF_RETRANSMIT);
-	memcpy(g->txbuf + sizeof(*h), op->sendbuf + off, plen);
+		flags |= GSYNC_WF_RETRANSMIT;
+	if (cov != 1)
+		flags |= GSYNC_WF_PARTIAL;
+	h->flags = cpu_to_be16(flags);
+	memcpy(g->txbuf + sizeof(*h), op->val[op->step[s].src] + off, plen);
 	return sizeof(*h) + plen;
 }
 
-/* Rank of the i-th peer (ranks other than ours, ascending). */
-static int gsync_peer_rank(struct gsync_group *g, u32 i)
+/*
+ * Destinations of a chunk of block b in step s: one multicast (-1), the
+ * block's owner, or each other member of the clique in turn.
+ */
+static unsigned int gsync_step_ndest(struct gsync_group *g,
+				     struct gsync_op *op, unsigned int s)
 {
-	return i < g->cfg.rank ? i : i + 1;
+	const struct gsync_sclique *q = op->step[s].q;
+
+	if (!(s & 1) && gsync_sclique_owned(q))
+		return 1;
+	if (!(s & 1) ? q->pattern == GSYNC_PAT_UNICAST || g->unicast :
+	    q->unicast)
+		return q->nmembers - 1;
+	return 1;
+}
+
+static int gsync_step_dest(struct gsync_group *g, struct gsync_op *op,
+			   unsigned int s, u32 b, unsigned int i)
+{
+	const struct gsync_step *st = &op->step[s];
+	const struct gsync_sclique *q = st->q;
+
+	if (!(s & 1) && gsync_sclique_owned(q))
+		return gsync_sclique_owner(q, b);
+	if (gsync_step_ndest(g, op, s) == 1)
+		return -1;
+	return q->members[i < st->pos ? i : i + 1];
 }
 
 struct gsync_tx_pick {
@@ -110,16 +156,93 @@ struct gsync_tx_pick {
 	unsigned int len;		/* a DATA packet in txbuf */
 	int dest;			/* rank, -1 = group */
 	bool retransmit;
-	bool fanout_many;		/* resend to every peer lacking it */
-	struct gsync_op *op;		/* for fanout_many: its acked map */
-	unsigned long acked[BITS_TO_LONGS(GSYNC_MAX_RANKS)];
+	bool fanout_many;		/* resend to every receiver lacking it */
+	struct gsync_op *op;		/* the DATA's operation and step */
+	unsigned int step;
+	u32 chunk;
+	u32 tx_chunk;			/* the step's cursor before this pick */
+	u16 tx_dest;
+	unsigned long to[BITS_TO_LONGS(GSYNC_MAX_RANKS)];
 };
+
+/* A chunk of step s to send again, if any. Under the lock. */
+static bool gsync_tx_pick_rtx(struct gsync_group *g, struct gsync_op *op,
+			      unsigned int s, struct gsync_tx_pick *p)
+{
+	struct gsync_step *st = &op->step[s];
+	u32 c, b;
+	int r;
+
+	if (!st->rtx_pending)
+		return false;
+	c = find_first_bit(st->rtx, op->nchunks);
+	if (c >= op->nchunks) {
+		st->rtx_pending = 0;
+		return false;
+	}
+	__clear_bit(c, st->rtx);
+	st->rtx_pending--;
+	p->len = gsync_build_data(g, op, s, c, true);
+	p->retransmit = true;
+	p->dest = st->rtx_who[c];
+	if (p->dest != GSYNC_RTX_MANY)
+		return true;
+	/* Several asked: one multicast, or each receiver still lacking it. */
+	b = c / op->ppb;
+	p->dest = gsync_step_dest(g, op, s, b, 0);
+	if (gsync_step_ndest(g, op, s) > 1) {
+		p->fanout_many = true;
+		for_each_set_bit(r, st->need_ack, g->cfg.nranks)
+			if (!test_bit(r, st->acked) &&
+			    gsync_op_sends_to(g, op, s, b, r))
+				__set_bit(r, p->to);
+	}
+	return true;
+}
+
+/* The next new chunk of step s, if its block is ready. Under the lock. */
+static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
+			      unsigned int s, struct gsync_tx_pick *p)
+{
+	struct gsync_step *st = &op->step[s];
+	unsigned int ndest;
+	u32 b;
+
+	if (!st->sends || st->tx_done)
+		return false;
+	ndest = gsync_step_ndest(g, op, s);
+	for (;;) {
+		if (st->tx_chunk >= op->nchunks) {
+			st->tx_done = true;
+			st->next_poll = jiffies +
+					msecs_to_jiffies(g->cfg.repair_ms);
+			return false;
+		}
+		b = st->tx_chunk / op->ppb;
+		if (gsync_op_sends(g, op, s, b))
+			break;
+		st->tx_chunk = (b + 1) * op->ppb;
+		st->tx_dest = 0;
+	}
+	if (!test_bit(b, op->ready[st->src]))
+		return false;
+	p->tx_chunk = st->tx_chunk;
+	p->tx_dest = st->tx_dest;
+	p->chunk = st->tx_chunk;
+	p->dest = gsync_step_dest(g, op, s, b, st->tx_dest);
+	if (++st->tx_dest >= ndest) {
+		st->tx_dest = 0;
+		st->tx_chunk++;
+	}
+	p->len = gsync_build_data(g, op, s, p->chunk, false);
+	return true;
+}
 
 /* Choose the next packet to send. Under the lock. */
 static bool gsync_tx_pick(struct gsync_group *g, struct gsync_tx_pick *p)
 {
-	u32 units, chunk, npeers = g->cfg.nranks - 1;
 	struct gsync_op *op;
+	unsigned int s;
 	u64 seq;
 
 	memset(p, 0, sizeof(*p));
@@ -132,54 +255,53 @@ static bool gsync_tx_pick(struct gsync_group *g, struct gsync_tx_pick *p)
 	}
 	for (seq = g->base_seq; seq < g->next_seq; seq++) {
 		op = gsync_slot(g, seq);
-		if (!op || !op->sendbuf || !op->rtx_pending)
+		if (!op || !op->retained)
 			continue;
-		chunk = find_first_bit(op->rtx, op->nchunks);
-		if (chunk >= op->nchunks) {
-			op->rtx_pending = 0;
-			continue;
-		}
-		__clear_bit(chunk, op->rtx);
-		op->rtx_pending--;
-		p->len = gsync_build_data(g, op, chunk, true);
-		p->retransmit = true;
-		p->dest = op->rtx_who[chunk];
-		if (p->dest == GSYNC_RTX_MANY) {
-			p->dest = -1;
-			if (g->unicast) {
-				p->fanout_many = true;
-				bitmap_copy(p->acked, op->acked,
-					    g->cfg.nranks);
+		for (s = 0; s < op->nsteps; s++) {
+			if (gsync_tx_pick_rtx(g, op, s, p)) {
+				p->op = op;
+				p->step = s;
+				return true;
 			}
 		}
-		return true;
 	}
+	/* New data: oldest operation first, its latest steps first. */
 	for (seq = g->base_seq; seq < g->next_seq; seq++) {
 		op = gsync_slot(g, seq);
-		if (!op || !op->sendbuf || op->tx_done)
+		if (!op || !op->retained || op->state == GSYNC_OPS_FAILED)
 			continue;
-		units = g->unicast ? op->nchunks * npeers : op->nchunks;
-		if (op->tx_next >= units) {
-			op->tx_done = true;
-			continue;
+		for (s = op->nsteps; s-- > 0;) {
+			if (gsync_tx_pick_new(g, op, s, p)) {
+				p->op = op;
+				p->step = s;
+				return true;
+			}
 		}
-		if (g->unicast) {
-			chunk = op->tx_next / npeers;
-			p->dest = gsync_peer_rank(g, op->tx_next % npeers);
-		} else {
-			chunk = op->tx_next;
-			p->dest = -1;
-		}
-		op->tx_next++;
-		if (op->tx_next >= units) {
-			op->tx_done = true;
-			op->next_poll = jiffies +
-					msecs_to_jiffies(g->cfg.repair_ms);
-		}
-		p->len = gsync_build_data(g, op, chunk, false);
-		return true;
 	}
 	return false;
+}
+
+/* Pacing says wait: put the pick back. Under the lock. */
+static void gsync_tx_unpick(struct gsync_group *g, struct gsync_tx_pick *p)
+{
+	struct gsync_step *st;
+	u32 c;
+
+	if (p->ctrl) {
+		list_add(&p->ctrl->node, &g->ctrl_q);
+		g->ctrl_len++;
+		return;
+	}
+	st = &p->op->step[p->step];
+	if (p->retransmit) {
+		c = be32_to_cpu(((struct gsync_wire_hdr *)g->txbuf)->chunk);
+		if (!__test_and_set_bit(c, st->rtx))
+			st->rtx_pending++;
+	} else {
+		st->tx_chunk = p->tx_chunk;
+		st->tx_dest = p->tx_dest;
+		st->tx_done = false;
+	}
 }
 
 /* Top up the token bucket; false if pacing says wait. Under the lock. */
@@ -229,24 +351,7 @@ void gsync_tx_work(struct work_struct *work)
 		}
 		len = gsync_tx_pick_len(&p);
 		if (!gsync_tx_tokens(g, len, &wait)) {
-			/* Put it back: control first, data is rebuilt. */
-			if (p.ctrl) {
-				list_add(&p.ctrl->node, &g->ctrl_q);
-				g->ctrl_len++;
-			} else {
-				struct gsync_wire_hdr *h = (void *)g->txbuf;
-				struct gsync_op *op =
-					gsync_slot(g, be64_to_cpu(h->seq));
-				u32 c = be32_to_cpu(h->chunk);
-
-				if (p.retransmit) {
-					__set_bit(c, op->rtx);
-					op->rtx_pending++;
-				} else {
-					op->tx_next--;
-					op->tx_done = false;
-				}
-			}
+			gsync_tx_unpick(g, &p);
 			spin_unlock_bh(&g->lock);
 			queue_delayed_work(gsync_wq, &g->tx_work,
 					   wait);
@@ -257,10 +362,14 @@ void gsync_tx_work(struct work_struct *work)
 
 		buf = p.ctrl ? (const void *)p.ctrl->data : g->txbuf;
 		sent = 0;
-		if (p.fanout_many || (g->unicast && p.dest < 0)) {
+		if (p.fanout_many) {
+			for_each_set_bit(r, p.to, g->cfg.nranks) {
+				ret = gsync_udp_send(g, r, buf, len, NULL, 0);
+				sent += ret > 0;
+			}
+		} else if (g->unicast && p.dest < 0) {
 			for (r = 0; r < g->cfg.nranks; r++) {
-				if (r == g->cfg.rank ||
-				    (p.fanout_many && test_bit(r, p.acked)))
+				if (r == g->cfg.rank)
 					continue;
 				ret = gsync_udp_send(g, r, buf, len, NULL, 0);
 				sent += ret > 0;

@@ -18,6 +18,7 @@
 #include <linux/socket.h>
 #include <net/sock.h>
 #include <linux/gsync.h>
+#include <linux/gsync_sched.h>
 
 #include "gsync.h"
 #include "group.h"
@@ -89,6 +90,12 @@ static int gsync_setsockopt(struct socket *sock, int level, int optname,
 		spin_unlock_bh(&g->lock);
 		err = 0;
 		break;
+	case GSYNC_SCHEDULE:	/* sched_opt.c */
+		err = g ? gsync_sched_setsockopt(g, optval, optlen) : -ENOTCONN;
+		break;
+	case GSYNC_SCHEDULE_PUSH:
+		err = gsync_sched_push(gs, optval, optlen);
+		break;
 	case GSYNC_ENGINE:	/* offload: engine selection (offload.c) */
 		err = -EINVAL;
 		if (optlen != sizeof(u32))
@@ -151,6 +158,11 @@ static int gsync_getsockopt(struct socket *sock, int level, int optname,
 
 	lock_sock(sock->sk);
 	g = gs->group;
+	if (optname == GSYNC_SCHEDULE) {	/* variable length */
+		len = gsync_sched_getsockopt(g, optval, optlen, len);
+		release_sock(sock->sk);
+		return len;
+	}
 	memset(&v, 0, sizeof(v));
 	switch (optname) {
 	case GSYNC_INFO:
@@ -260,6 +272,7 @@ static int gsync_wait(struct sock *sk, struct gsync_group *g, long *timeo,
 static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
+	struct gsync_sched *sched;
 	struct gsync_group *g;
 	struct gsync_op_desc d;
 	struct gsync_op *op;
@@ -301,7 +314,9 @@ static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (!copy_from_iter_full(buf, len, &msg->msg_iter))
 		goto out;
 	err = -ENOMEM;
-	op = gsync_op_alloc(g, d.seq, d.dtype, d.op, len, buf);
+	sched = gsync_sched_for_seq(g, d.seq);
+	op = gsync_op_alloc(g, d.seq, d.dtype, d.op, len, buf, sched);
+	gsync_sched_put(sched);
 	if (!op)
 		goto out;
 	buf = NULL;
@@ -312,6 +327,9 @@ static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	g->slots[d.seq % g->cfg.window] = op;
 	WRITE_ONCE(g->next_seq, d.seq + 1);
 	g->stats.ops_submitted++;
+	if (op->sched->tag)
+		g->stats.sched_ops++;
+	gsync_op_start(g, op);
 	gsync_tx_kick(g);
 	spin_unlock_bh(&g->lock);
 
@@ -330,7 +348,6 @@ static int gsync_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	struct gsync_op_result res = {};
 	struct gsync_group *g;
 	struct gsync_op *op;
-	void *result = NULL, *sendbuf = NULL;
 	LIST_HEAD(to_free);
 	size_t n = 0;
 	long timeo;
@@ -375,17 +392,13 @@ static int gsync_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		g->stats.ops_failed++;
 	else
 		g->stats.ops_completed++;
-	result = op->result;
-	op->result = NULL;
-	sendbuf = gsync_op_take_sendbuf(g, op);
+	gsync_op_unretain(g, op);
 	gsync_group_release_slots(g, &to_free);
 	spin_unlock_bh(&g->lock);
 
 	err = (flags & MSG_TRUNC) ? res.len : n;
 out:
 	release_sock(sk);
-	kvfree(result);
-	kvfree(sendbuf);
 	if (g)
 		gsync_op_free_list(g, &to_free);
 	return err;

@@ -11,6 +11,7 @@
 #include <linux/math.h>
 #include <linux/gsync.h>
 #include <linux/gsync_wire.h>
+#include <linux/gsync_sched.h>
 
 #include "gsync.h"
 #include "group.h"
@@ -20,18 +21,25 @@ static unsigned int gsync_wire_elem(u8 dtype)
 	return gsync_dtype_size(dtype);
 }
 
-/* DATA and POLL describe a contribution: its length and chunking. */
+/*
+ * DATA and POLL describe a value: its length and chunking. Without a
+ * schedule the value is one block; under one, blocks add partial chunks,
+ * so only bounds are checked here and the exact count on receipt.
+ */
 static int gsync_wire_check_contrib(const struct gsync_wire_hdr *h)
 {
 	u64 total = be64_to_cpu(h->total_len);
 	u32 cb = be32_to_cpu(h->chunk_bytes);
 	u32 elem = gsync_wire_elem(h->dtype);
+	u64 min = DIV_ROUND_UP_ULL(total, cb ? cb : 1);
+	u32 n = be32_to_cpu(h->nchunks);
 
 	if (!total || total > GSYNC_MAX_OP_BYTES || total % elem)
 		return GSYNC_DROP_FIELD;
 	if (cb < GSYNC_MIN_CHUNK_BYTES || cb % elem || cb > 65535)
 		return GSYNC_DROP_FIELD;
-	if (be32_to_cpu(h->nchunks) != DIV_ROUND_UP_ULL(total, cb))
+	if (!h->sched_tag ? n != min :
+	    n < min || n > min + GSYNC_SCHED_MAX_BLOCKS)
 		return GSYNC_DROP_FIELD;
 	return GSYNC_DROP_MAX;
 }
@@ -68,8 +76,8 @@ int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,
 		return GSYNC_DROP_FIELD;
 	if (be16_to_cpu(h->flags) & ~(GSYNC_WF_RETRANSMIT | GSYNC_WF_PARTIAL))
 		return GSYNC_DROP_FIELD;
-	/* Multi-round schedules and aggregation are not negotiated yet. */
-	if (h->round || h->agg_slot || (be16_to_cpu(h->flags) & GSYNC_WF_PARTIAL))
+	/* Steps exist only under a schedule (see gsync_wire.h). */
+	if (h->sched_tag ? be16_to_cpu(h->round) >= GSYNC_MAX_STEPS : !!h->round)
 		return GSYNC_DROP_FIELD;
 
 	switch (h->type) {
@@ -77,14 +85,22 @@ int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,
 		r = gsync_wire_check_contrib(h);
 		if (r != GSYNC_DROP_MAX)
 			return r;
-		if (be16_to_cpu(h->ncontrib) != 1)
+		/* A value covers 1..nranks contributors; PARTIAL if not 1. */
+		if (!h->ncontrib || be16_to_cpu(h->ncontrib) > nranks ||
+		    (h->sched_tag ? 0 : be16_to_cpu(h->ncontrib) != 1) ||
+		    !(be16_to_cpu(h->flags) & GSYNC_WF_PARTIAL) !=
+		    (be16_to_cpu(h->ncontrib) == 1))
 			return GSYNC_DROP_FIELD;
 		chunk = be32_to_cpu(h->chunk);
 		if (chunk >= be32_to_cpu(h->nchunks))
 			return GSYNC_DROP_FIELD;
 		cb = be32_to_cpu(h->chunk_bytes);
 		total = be64_to_cpu(h->total_len);
-		if (plen != min_t(u64, cb, total - (u64)chunk * cb))
+		if (!plen || plen > cb)
+			return GSYNC_DROP_FIELD;
+		/* One block: the exact length is known here already. */
+		if (!h->sched_tag &&
+		    plen != min_t(u64, cb, total - (u64)chunk * cb))
 			return GSYNC_DROP_FIELD;
 		return GSYNC_DROP_MAX;
 	case GSYNC_PKT_POLL:

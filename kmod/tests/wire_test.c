@@ -55,7 +55,7 @@ static void gsync_wire_abi_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_op_result), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_info), 64);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_stats),
-			(13 + GSYNC_DROP_MAX) * sizeof(u64));
+			(15 + GSYNC_DROP_MAX) * sizeof(u64));
 }
 
 static void gsync_wire_good(struct kunit *test)
@@ -64,6 +64,14 @@ static void gsync_wire_good(struct kunit *test)
 	unsigned int len = good_data(&h);
 
 	KUNIT_EXPECT_EQ(test, check(&h, len), GSYNC_DROP_MAX);
+	/* Under a schedule: a later step, a partial sum, more chunks. */
+	h.sched_tag = cpu_to_be16(7);
+	h.round = cpu_to_be16(3);
+	h.ncontrib = cpu_to_be16(2);
+	h.flags = cpu_to_be16(GSYNC_WF_PARTIAL);
+	h.nchunks = cpu_to_be32(12);
+	KUNIT_EXPECT_EQ(test, check(&h, len), GSYNC_DROP_MAX);
+	len = good_data(&h);
 	/* The last chunk is short: 10000 - 9 * 1024 = 784 bytes. */
 	h.chunk = cpu_to_be32(9);
 	h.payload_len = cpu_to_be32(784);
@@ -110,8 +118,23 @@ static void gsync_wire_bad_fields(struct kunit *test)
 	EXPECT_BROKEN(h.flags = cpu_to_be16(0x8000), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.flags = cpu_to_be16(GSYNC_WF_PARTIAL), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.round = cpu_to_be16(1), GSYNC_DROP_FIELD);
-	EXPECT_BROKEN(h.agg_slot = cpu_to_be16(1), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.ncontrib = 0, GSYNC_DROP_FIELD);
+	/* Without a schedule tag a value covers exactly its sender. */
+	EXPECT_BROKEN(h.ncontrib = cpu_to_be16(2), GSYNC_DROP_FIELD);
+	EXPECT_BROKEN((h.ncontrib = cpu_to_be16(2),
+		       h.flags = cpu_to_be16(GSYNC_WF_PARTIAL)), GSYNC_DROP_FIELD);
+	/* Under a schedule: steps bounded, PARTIAL iff ncontrib != 1. */
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+		       h.round = cpu_to_be16(GSYNC_MAX_STEPS)), GSYNC_DROP_FIELD);
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+		       h.ncontrib = cpu_to_be16(2)), GSYNC_DROP_FIELD);
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+		       h.ncontrib = cpu_to_be16(NRANKS + 1),
+		       h.flags = cpu_to_be16(GSYNC_WF_PARTIAL)), GSYNC_DROP_FIELD);
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+		       h.nchunks = cpu_to_be32(9)), GSYNC_DROP_FIELD);
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+		       h.payload_len = 0), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.chunk = cpu_to_be32(10), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.chunk = cpu_to_be32(0xffffffff), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.nchunks = cpu_to_be32(11), GSYNC_DROP_FIELD);

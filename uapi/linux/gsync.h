@@ -199,6 +199,7 @@ enum gsync_drop_reason {
 	GSYNC_DROP_WINDOW,	/* operation too far ahead of ours */
 	GSYNC_DROP_DUP,		/* chunk already received */
 	GSYNC_DROP_NOMEM,	/* no memory or over the receive budget */
+	GSYNC_DROP_CLIQUE,	/* for other ranks in this step of a schedule */
 	GSYNC_DROP_MAX,
 };
 
@@ -207,7 +208,7 @@ enum gsync_drop_reason {
  * columns of /proc/net/gsync are "drop_" followed by these.
  */
 #define GSYNC_DROP_NAMES { "short", "version", "type", "group", "rank", \
-	"source", "field", "stale", "window", "dup", "nomem" }
+	"source", "field", "stale", "window", "dup", "nomem", "clique" }
 
 /* Element size in bytes of an enum gsync_dtype value, 0 if unknown. */
 #define GSYNC_DTYPE_SIZE(d)						\
@@ -228,6 +229,8 @@ struct gsync_stats {
 	__u64 mcast_retransmits;	/* ... of which by multicast */
 	__u64 timeouts;
 	__u64 mismatches;
+	__u64 sched_ops;	/* operations run under a loaded schedule */
+	__u64 reduce_jobs;	/* block reductions handed to the engine */
 	__u64 drops[GSYNC_DROP_MAX];
 };
 

@@ -5,9 +5,10 @@
  * are big-endian. Every packet starts with struct gsync_wire_hdr; what
  * follows depends on the type and is exactly payload_len bytes.
  *
- *  DATA    a chunk of one rank's contribution (or of a partial sum of
- *          ncontrib ranks, for schedules with aggregation) to operation seq.
- *          Payload: the chunk's bytes, chunk_bytes except for the last.
+ *  DATA    a chunk of the value a rank sends in one step of operation
+ *          seq: its own buffer, or a partial result covering ncontrib
+ *          ranks in later rounds of a schedule (uapi/linux/gsync_sched.h).
+ *          Payload: the chunk's bytes (see "Chunks" below).
  *  NACK    "I am missing these chunks of your contribution to seq".
  *          Payload: struct gsync_wire_nack and its ranges.
  *  STATUS  "for seq I hold the complete contribution of these ranks" (the
@@ -18,6 +19,19 @@
  *          fields as in DATA, chunk = 0, no payload.
  *  ABORT   "operation seq failed": payload struct gsync_wire_abort. Sent to
  *          every rank when one rank detects ranks disagreeing on seq.
+ *
+ * Steps. A schedule of R rounds runs in 2R steps: step 2r carries values
+ * into round r's reduction (to every member, or to the block's owner),
+ * step 2r+1 carries reduced blocks back from their owner (RS_MULTICAST and
+ * AGGREGATOR). The header's round field is the step. NACK, STATUS and POLL
+ * name the step they are about the same way. Packets of an operation run
+ * without a schedule have step 0 and tag 0.
+ *
+ * Chunks. A value of total_len bytes is cut into blocks of the schedule's
+ * block size (the whole value without a schedule), and each block into
+ * chunks of the sender's chunk_bytes (the last chunk of a block may be
+ * shorter); chunks are numbered across blocks. So chunk i lies in block
+ * i / ceil(block / chunk_bytes).
  *
  * Receivers validate every field before using any (see kmod/receive.c) and
  * count each dropped packet by reason (enum gsync_drop_reason).
@@ -39,7 +53,7 @@ enum gsync_pkt_type {
 
 /* gsync_wire_hdr.flags */
 #define GSYNC_WF_RETRANSMIT	(1U << 0)	/* DATA sent again after a NACK */
-#define GSYNC_WF_PARTIAL	(1U << 1)	/* DATA is a partial sum */
+#define GSYNC_WF_PARTIAL	(1U << 1)	/* DATA covers != 1 rank */
 
 struct gsync_wire_hdr {
 	__u8 version;		/* GSYNC_WIRE_VERSION */
@@ -50,14 +64,14 @@ struct gsync_wire_hdr {
 	__be16 nranks;		/* group size as the sender knows it */
 	__be64 group_id;
 	__be64 seq;		/* operation sequence number */
-	__be16 round;		/* schedule round; 0 in one-round schedules */
+	__be16 round;		/* step of the schedule (see Steps); 0 without */
 	__be16 flags;		/* GSYNC_WF_* */
 	__be32 chunk;		/* DATA: chunk index, < nchunks */
 	__be32 nchunks;		/* DATA, POLL: chunks in this contribution */
 	__be32 payload_len;	/* bytes following this header */
 	__be64 total_len;	/* DATA, POLL: contribution length in bytes */
-	__be16 ncontrib;	/* DATA: ranks summed in the payload (1 = raw) */
-	__be16 agg_slot;	/* DATA: schedule-defined partial-sum slot, 0 */
+	__be16 ncontrib;	/* DATA: contributing ranks the value covers */
+	__be16 sched_tag;	/* tag of the operation's schedule, 0 = none */
 	__be32 chunk_bytes;	/* DATA, POLL: the sender's chunk size */
 };
 

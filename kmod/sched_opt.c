@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading schedules into groups: setsockopt(GSYNC_SCHEDULE) on a joined
+ * socket, setsockopt(GSYNC_SCHEDULE_PUSH) into every socket of a group in
+ * the namespace, getsockopt(GSYNC_SCHEDULE), and the choice of schedule
+ * for each submitted operation (a pending schedule takes over at its
+ * start_seq).
+ *
+ * Locking: setsockopt/getsockopt run under lock_sock() of the calling
+ * socket. g->sched and g->sched_next are under gsync_group.lock; a
+ * replaced schedule is put after unlocking (operations hold their own
+ * references). A push walks gsync_net.socks under gsync_net.lock: sockets
+ * on that list are not released yet, so their group (set once by
+ * GSYNC_JOIN, read with acquire) stays valid while the mutex is held.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/slab.h>
+#include <linux/sockptr.h>
+#include <net/sock.h>
+
+#include "gsync.h"
+#include "group.h"
+
+/* Largest blob: every count at its maximum. */
+#define GSYNC_SCHED_MAX_BLOB	GSYNC_SCHED_BLOB_LEN(GSYNC_SCHED_MAX_CLIQUES, \
+						     GSYNC_SCHED_MAX_MEMBERS)
+
+/* Copy a blob in from the user; NULL with *err set on failure. */
+static void *gsync_sched_copy_blob(sockptr_t optval, unsigned int off,
+				   unsigned int len, int *err)
+{
+	void *blob;
+
+	*err = -EINVAL;
+	if (len > GSYNC_SCHED_MAX_BLOB)
+		return NULL;
+	*err = -ENOMEM;
+	blob = kvmalloc(len, GFP_KERNEL);
+	if (!blob)
+		return NULL;
+	*err = -EFAULT;
+	if (copy_from_sockptr_offset(blob, optval, off, len)) {
+		kvfree(blob);
+		return NULL;
+	}
+	*err = 0;
+	return blob;
+}
+
+/* Compile blob (len 0: the default schedule) for g. */
+static int gsync_sched_build(struct gsync_group *g, const void *blob,
+			     unsigned int len, struct gsync_sched **out)
+{
+	if (!len) {
+		*out = gsync_sched_default(g->cfg.nranks, g->unicast);
+		return *out ? 0 : -ENOMEM;
+	}
+	return gsync_sched_compile(blob, len, g->cfg.nranks, g->unicast, out);
+}
+
+/* Can s be installed in g now? Under the lock. */
+static int gsync_sched_check_seq(struct gsync_group *g, struct gsync_sched *s)
+{
+	return s->start_seq && s->start_seq < g->next_seq ? -ERANGE : 0;
+}
+
+/*
+ * Install s (our reference) in g: now, or pending until its start_seq; a
+ * schedule still pending is replaced. Under the lock; returns the
+ * schedules to put after unlocking in old[2].
+ */
+static void gsync_sched_install(struct gsync_group *g, struct gsync_sched *s,
+				struct gsync_sched *old[2])
+{
+	old[1] = g->sched_next;
+	g->sched_next = NULL;
+	if (!s->start_seq || s->start_seq == g->next_seq) {
+		old[0] = g->sched;
+		g->sched = s;
+	} else {
+		old[0] = NULL;
+		g->sched_next = s;
+	}
+}
+
+int gsync_sched_setsockopt(struct gsync_group *g, sockptr_t optval,
+			   unsigned int optlen)
+{
+	struct gsync_sched *s, *old[2];
+	void *blob = NULL;
+	int err;
+
+	if (optlen) {
+		blob = gsync_sched_copy_blob(optval, 0, optlen, &err);
+		if (!blob)
+			return err;
+	}
+	err = gsync_sched_build(g, blob, optlen, &s);
+	kvfree(blob);
+	if (err)
+		return err;
+	spin_lock_bh(&g->lock);
+	err = gsync_sched_check_seq(g, s);
+	if (!err)
+		gsync_sched_install(g, s, old);
+	spin_unlock_bh(&g->lock);
+	if (err) {
+		gsync_sched_put(s);
+		return err;
+	}
+	gsync_sched_put(old[0]);
+	gsync_sched_put(old[1]);
+	return 0;
+}
+
+/* A listed socket's group: pairs with the release in gsync_group_join(). */
+static struct gsync_group *gsync_push_group(struct gsync_sock *o)
+{
+	/* acquire: see the group fully set up, as /proc does */
+	return smp_load_acquire(&o->group);
+}
+
+static bool gsync_push_match(struct gsync_group *g,
+			     const struct gsync_sched_push *p)
+{
+	return g && g->cfg.group_id == p->group_id &&
+	       (p->rank == GSYNC_SCHED_ANY_RANK || p->rank == g->cfg.rank);
+}
+
+/*
+ * GSYNC_SCHEDULE_PUSH: compile the blob for every matching socket first,
+ * then install it in all of them, so that a blob some socket refuses
+ * changes none.
+ */
+int gsync_sched_push(struct gsync_sock *gs, sockptr_t optval,
+		     unsigned int optlen)
+{
+	struct net *net = sock_net(&gs->sk);
+	struct gsync_net *gn = gsync_net(net);
+	struct gsync_sched **scheds = NULL, *old[2];
+	struct gsync_sched_push p;
+	unsigned int n = 0, i = 0, len;
+	struct gsync_group *g;
+	struct gsync_sock *o;
+	void *blob = NULL;
+	int err;
+
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (optlen < sizeof(p))
+		return -EINVAL;
+	if (copy_from_sockptr(&p, optval, sizeof(p)))
+		return -EFAULT;
+	if (p.reserved0 || p.reserved1)
+		return -EINVAL;
+	len = optlen - sizeof(p);
+	if (len) {
+		blob = gsync_sched_copy_blob(optval, sizeof(p), len, &err);
+		if (!blob)
+			return err;
+	}
+
+	mutex_lock(&gn->lock);
+	list_for_each_entry(o, &gn->socks, node)
+		n += gsync_push_match(gsync_push_group(o), &p);
+	err = -ENOENT;
+	if (!n)
+		goto out;
+	err = -ENOMEM;
+	scheds = kcalloc(n, sizeof(*scheds), GFP_KERNEL);
+	if (!scheds)
+		goto out;
+	err = 0;
+	list_for_each_entry(o, &gn->socks, node) {
+		g = gsync_push_group(o);
+		if (!gsync_push_match(g, &p) || i == n)
+			continue;
+		err = gsync_sched_build(g, blob, len, &scheds[i++]);
+		if (err)
+			goto out;
+		spin_lock_bh(&g->lock);
+		err = gsync_sched_check_seq(g, scheds[i - 1]);
+		spin_unlock_bh(&g->lock);
+		if (err)
+			goto out;
+	}
+	i = 0;
+	list_for_each_entry(o, &gn->socks, node) {
+		g = gsync_push_group(o);
+		if (!gsync_push_match(g, &p) || i == n)
+			continue;
+		spin_lock_bh(&g->lock);
+		gsync_sched_install(g, scheds[i], old);
+		spin_unlock_bh(&g->lock);
+		scheds[i++] = NULL;
+		gsync_sched_put(old[0]);
+		gsync_sched_put(old[1]);
+	}
+out:
+	mutex_unlock(&gn->lock);
+	if (scheds)
+		for (i = 0; i < n; i++)
+			gsync_sched_put(scheds[i]);
+	kfree(scheds);
+	kvfree(blob);
+	return err;
+}
+
+/*
+ * The schedule operation seq runs under (a reference): a pending schedule
+ * takes over from its start_seq. Process context, under lock_sock.
+ */
+struct gsync_sched *gsync_sched_for_seq(struct gsync_group *g, u64 seq)
+{
+	struct gsync_sched *s, *old = NULL;
+
+	spin_lock_bh(&g->lock);
+	if (g->sched_next && seq >= g->sched_next->start_seq) {
+		old = g->sched;
+		g->sched = g->sched_next;
+		g->sched_next = NULL;
+	}
+	s = gsync_sched_get(g->sched);
+	spin_unlock_bh(&g->lock);
+	gsync_sched_put(old);
+	return s;
+}
+
+/*
+ * getsockopt(GSYNC_SCHEDULE): the blob in effect for the next operation
+ * (length 0 for the default schedule). Copies what fits and reports the
+ * full length, so callers can size their buffer. Under lock_sock.
+ */
+int gsync_sched_getsockopt(struct gsync_group *g, char __user *optval,
+			   int __user *optlen, int len)
+{
+	struct gsync_sched *s;
+	int err = 0;
+
+	if (!g)
+		return -ENOTCONN;
+	spin_lock_bh(&g->lock);
+	s = gsync_sched_get(g->sched_next ? g->sched_next : g->sched);
+	spin_unlock_bh(&g->lock);
+	if (s->tag) {
+		if (copy_to_user(optval, s->blob, min_t(u32, len, s->blob_len)))
+			err = -EFAULT;
+		else if (put_user(s->blob_len, optlen))
+			err = -EFAULT;
+	} else if (put_user(0, optlen)) {
+		err = -EFAULT;
+	}
+	gsync_sched_put(s);
+	return err;
+}

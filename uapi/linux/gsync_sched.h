@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * gsync schedules: how the ranks of a group combine their buffers in
+ * rounds of cliques. Loaded with setsockopt(GSYNC_SCHEDULE) and read back
+ * with getsockopt(GSYNC_SCHEDULE). Without a schedule a group runs one
+ * round with one clique of every rank (pattern MULTICAST, or UNICAST in a
+ * GSYNC_JOIN_UNICAST group).
+ *
+ * The blob is, with no padding between the parts:
+ *
+ *	struct gsync_sched_hdr
+ *	struct gsync_sched_clique cliques[ncliques]	(sorted by round)
+ *	__u16 members[nmembers]				(host byte order)
+ *
+ * Semantics. Every rank starts with its own buffer (a rank marked idle
+ * contributes nothing: it may relay or aggregate). In each round the ranks
+ * of a clique replace their values with the reduction of the clique's
+ * values; a rank in no clique keeps its value. The kernel accepts only
+ * schedules that compute an exact all-reduce with the same result bits on
+ * every rank:
+ *
+ *  - members of a clique are distinct ranks in ascending order, and a rank
+ *    is in at most one clique per round;
+ *  - the values a clique combines cover disjoint sets of contributing ranks
+ *    (nothing is counted twice), and after the last round every rank's
+ *    value covers every contributing rank;
+ *  - every rank ends with the same expression: values are combined in a
+ *    canonical order (ascending by the lowest rank each value covers), so
+ *    e.g. the cliques of a rotating grid all compute the same sums.
+ *
+ * Weights are implied: a clique sums its values (min/max take min/max), so
+ * each member's weight is the share of contributors its value covers; AVG
+ * divides once, by the number of contributing ranks, when a value first
+ * covers all of them.
+ *
+ * Pipelining: buffers are cut into blocks of block_bytes. Block b of round
+ * r+1 starts as soon as block b of round r is complete at the rank, so R
+ * rounds cost about one buffer transfer plus R latencies.
+ *
+ * Patterns (see docs/schedules.md for costs):
+ *  MULTICAST     each member multicasts its value to the group address;
+ *                every member reduces all values.
+ *  UNICAST       each member unicasts its value to every other member.
+ *  RS_MULTICAST  reduce-scatter then all-gather: block b is owned by the
+ *                member at position b mod k; members unicast block b to its
+ *                owner, the owner reduces it and multicasts the result.
+ *  AGGREGATOR    members unicast their values to the aggregator (a member,
+ *                possibly an idle rank standing for a PoP), which reduces
+ *                them and multicasts the result.
+ * GSYNC_SCF_UNICAST makes RS_MULTICAST and AGGREGATOR send the result by
+ * unicast to each member instead (groups without multicast).
+ *
+ * Replacing a schedule: a loaded schedule applies to operations submitted
+ * from start_seq on (0: the next one); operations already submitted keep
+ * the schedule they started with. Ranks that disagree on the schedule of
+ * an operation fail it with EPROTO (packets carry a tag of the schedule).
+ * An empty optval (optlen 0) returns to the default schedule.
+ *
+ * Errors: EINVAL for a malformed blob or one that is not an exact,
+ * bit-identical all-reduce (the kernel log says why); ENOTCONN before
+ * GSYNC_JOIN; EOPNOTSUPP for a multicast pattern in a unicast group;
+ * ERANGE if start_seq is behind the group's next sequence number. Loading
+ * a schedule replaces one still pending. getsockopt returns the most
+ * recently loaded blob (pending or in effect), or length 0 for the
+ * default; a short buffer gets the first bytes and optlen the full size.
+ */
+#ifndef _UAPI_LINUX_GSYNC_SCHED_H
+#define _UAPI_LINUX_GSYNC_SCHED_H
+
+#include <linux/types.h>
+
+/* setsockopt/getsockopt(SOL_GSYNC, GSYNC_SCHEDULE, blob, len) */
+#define GSYNC_SCHEDULE		6
+
+/*
+ * setsockopt(GSYNC_SCHEDULE_PUSH) on any AF_GSYNC socket (joined or not),
+ * CAP_NET_ADMIN in its network namespace: load a schedule into every socket
+ * of that namespace joined to group_id (and of rank, unless it is
+ * GSYNC_SCHED_ANY_RANK), as if each had set GSYNC_SCHEDULE itself. optval
+ * is struct gsync_sched_push followed by the blob. ENOENT if no socket
+ * matched; otherwise the first error of any socket (all or none: the blob
+ * is validated against each socket before any is changed).
+ */
+#define GSYNC_SCHEDULE_PUSH	7
+#define GSYNC_SCHED_ANY_RANK	0xffff
+
+struct gsync_sched_push {
+	__u64 group_id;
+	__u16 rank;		/* a rank, or GSYNC_SCHED_ANY_RANK */
+	__u16 reserved0;	/* must be 0 */
+	__u32 reserved1;	/* must be 0 */
+	/* followed by the schedule blob */
+};
+
+#define GSYNC_SCHED_MAGIC	0x48435347U	/* "GSCH" little-endian */
+#define GSYNC_SCHED_VERSION	1
+#define GSYNC_SCHED_MAX_ROUNDS	16
+#define GSYNC_SCHED_MAX_CLIQUES	1024
+#define GSYNC_SCHED_MAX_MEMBERS	4096
+/* Blocks per operation are capped: block_bytes is raised to fit. */
+#define GSYNC_SCHED_MAX_BLOCKS	4096
+#define GSYNC_SCHED_MIN_BLOCK	4096
+
+enum gsync_sched_pattern {
+	GSYNC_PAT_MULTICAST = 1,
+	GSYNC_PAT_UNICAST = 2,
+	GSYNC_PAT_RS_MULTICAST = 3,
+	GSYNC_PAT_AGGREGATOR = 4,
+	GSYNC_PAT_MAX
+};
+
+/* gsync_sched_clique.flags */
+#define GSYNC_SCF_UNICAST	(1U << 0)	/* results back by unicast */
+
+struct gsync_sched_hdr {
+	__u32 magic;		/* GSYNC_SCHED_MAGIC */
+	__u16 version;		/* GSYNC_SCHED_VERSION */
+	__u16 hdr_len;		/* sizeof(struct gsync_sched_hdr) */
+	__u64 start_seq;	/* first operation it applies to; 0 = next */
+	__u32 block_bytes;	/* pipelining unit, multiple of 16, >= 4096 */
+	__u16 nranks;		/* must equal the group's */
+	__u16 nrounds;		/* 1..GSYNC_SCHED_MAX_ROUNDS */
+	__u16 ncliques;		/* 1..GSYNC_SCHED_MAX_CLIQUES, all rounds */
+	__u16 nmembers;		/* entries in members[] */
+	__u32 flags;		/* must be 0 */
+	/* bit r (byte r / 8, LSB first): rank r contributes nothing */
+	__u8 idle[32];
+	__u64 reserved[2];	/* must be 0 */
+};
+
+struct gsync_sched_clique {
+	__u16 round;		/* 0..nrounds-1; non-decreasing in the array */
+	__u8 pattern;		/* enum gsync_sched_pattern */
+	__u8 flags;		/* GSYNC_SCF_* */
+	__u16 first;		/* index of its first member in members[] */
+	__u16 nmembers;		/* 2..nranks */
+	__u16 aggregator;	/* AGGREGATOR: a member rank; else 0 */
+	__u16 reserved0;	/* must be 0 */
+	__u32 reserved1;	/* must be 0 */
+};
+
+#define GSYNC_SCHED_BLOB_LEN(nc, nm)					\
+	(sizeof(struct gsync_sched_hdr) +				\
+	 (nc) * sizeof(struct gsync_sched_clique) + (nm) * sizeof(__u16))
+
+#endif /* _UAPI_LINUX_GSYNC_SCHED_H */
