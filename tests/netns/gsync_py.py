@@ -22,6 +22,8 @@ import struct
 import sys
 import time
 
+import gsched
+
 SOL_GSYNC = 299
 GSYNC_JOIN, GSYNC_PACING_RATE, GSYNC_INFO, GSYNC_STATS = 1, 2, 3, 4
 GSYNC_CMSG_OP, GSYNC_CMSG_RESULT = 1, 2
@@ -103,8 +105,10 @@ def allreduce(s, seq, data, dtype, op):
 
 STATS_FIELDS = ("ops_submitted ops_completed ops_failed tx_bytes tx_packets "
                 "rx_bytes rx_packets nacks_sent nacks_received retransmits "
-                "mcast_retransmits timeouts mismatches").split()
-DROP_NAMES = "short version type group rank source field stale window dup nomem".split()
+                "mcast_retransmits timeouts mismatches sched_ops reduce_jobs").split()
+DROP_NAMES = ("short version type group rank source field stale window dup nomem "
+              "clique").split()
+GSYNC_SCHEDULE = 6
 
 
 def stats(s):
@@ -185,9 +189,10 @@ def reduce_f32_bits(vals, op, k):
     return acc
 
 
-def reference(bufs, dtype, op):
-    """The reduced buffer of byte buffers bufs (rank order)."""
-    k = len(bufs)
+def reference(bufs, dtype, op, divisor=None):
+    """The reduced buffer of byte buffers bufs (rank order); AVG divides
+    by divisor (default: the number of buffers)."""
+    k = divisor or len(bufs)
     if dtype == INT32:
         cols = zip(*(struct.unpack("<%di" % (len(b) // 4), b) for b in bufs))
         out = []
@@ -288,6 +293,10 @@ def main():
                      help="check every element up to this many, else a sample")
     run.add_argument("--expect-status", default="0",
                      help="errno expected from every operation (0 = success)")
+    run.add_argument("--schedule", help="schedule blob to load before op 1 "
+                     "(tests/netns/gsched.py makes them)")
+    run.add_argument("--switch", action="append", default=[], metavar="SEQ:FILE",
+                     help="load FILE (or 'default') just before op SEQ")
     run.add_argument("--stop-after", type=int, default=0,
                      help="exit abruptly after completing this many operations")
     a = ap.parse_args()
@@ -300,6 +309,10 @@ def main():
          op_timeout_ms=a.timeout_ms, repair_ms=a.repair_ms, window=a.window,
          pacing_rate=a.rate)
     n = len(members)
+    blob = None
+    switches = {int(x.split(":", 1)[0]): x.split(":", 1)[1] for x in a.switch}
+    if a.schedule:
+        switches.setdefault(1, a.schedule)
     seq, failures, digest = 1, 0, hashlib.sha256()
     want_status = int(a.expect_status)
     for it in range(a.iters):
@@ -312,6 +325,14 @@ def main():
                     if a.stop_after and seq > a.stop_after:
                         # Die like a crashed rank: no goodbye, no op 2.
                         os._exit(0)
+                    if seq in switches:
+                        if switches[seq] == "default":
+                            blob = None
+                            s.setsockopt(SOL_GSYNC, GSYNC_SCHEDULE, None, 0)
+                        else:
+                            with open(switches[seq], "rb") as f:
+                                blob = f.read()
+                            s.setsockopt(SOL_GSYNC, GSYNC_SCHEDULE, blob)
                     t0 = time.monotonic()
                     submit(s, seq, mine, dtype, op)
                     rseq, status, data = collect(s, len(mine))
@@ -333,11 +354,16 @@ def main():
                             rnd = random.Random(seq)
                             idx = sorted(set(rnd.randrange(nelem) for _ in range(a.check_sample))
                                          | {0, nelem - 1})
+                        if blob:
+                            ref = lambda bb: gsched.reference(  # noqa: E731
+                                blob, bb, dtype, op, reference, SUM, AVG, MIN, MAX)
+                        else:
+                            ref = lambda bb: reference(bb, dtype, op)  # noqa: E731
                         if idx is None:
-                            want = reference(bufs, dtype, op)
+                            want = ref(bufs)
                             got = data
                         else:
-                            want = b"".join(reference([b[i*e:(i+1)*e] for b in bufs], dtype, op)
+                            want = b"".join(ref([b[i*e:(i+1)*e] for b in bufs])
                                             for i in idx)
                             got = b"".join(data[i*e:(i+1)*e] for i in idx)
                         if got != want or len(data) != len(mine):

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""gsync schedule blobs (uapi/linux/gsync_sched.h) for the netns tests.
+
+    gsched.py grid ROWS COLS [--row-pattern P] [--col-pattern P] [--block B]
+              [--unicast] -o FILE      rotating grid: rows, then columns
+    gsched.py clique N [--pattern P] [--block B] -o FILE
+                                        one clique of every rank
+    gsched.py show FILE                 print a blob
+
+Patterns: multicast, unicast, rs_multicast, aggregator (the aggregator of a
+clique is its middle member). --unicast sets GSYNC_SCF_UNICAST on
+rs_multicast/aggregator cliques.
+
+Also a library: build(), parse() and reference(), the result an exact
+all-reduce under a schedule must have (each clique sums its members' values
+in ascending order of the lowest rank each covers; AVG divides once, by the
+number of contributors, where a sum first covers them all).
+"""
+import argparse
+import json
+import struct
+import sys
+
+MAGIC = 0x48435347
+VERSION = 1
+PATTERNS = {"multicast": 1, "unicast": 2, "rs_multicast": 3, "aggregator": 4}
+SCF_UNICAST = 1
+HDR = struct.Struct("=IHHQIHHHHI32s2Q")
+CLQ = struct.Struct("=HBBHHHHI")
+assert HDR.size == 80 and CLQ.size == 16
+
+
+def build(nranks, rounds, block=65536, idle=(), start_seq=0):
+    """rounds: list of rounds, each a list of dicts with members, pattern,
+    and optionally aggregator and flags."""
+    cliques, members = [], []
+    for r, rnd in enumerate(rounds):
+        for c in rnd:
+            m = sorted(c["members"])
+            agg = c.get("aggregator", 0)
+            cliques.append(CLQ.pack(r, PATTERNS[c["pattern"]], c.get("flags", 0),
+                                    len(members), len(m), agg, 0, 0))
+            members.extend(m)
+    idle_bits = bytearray(32)
+    for r in idle:
+        idle_bits[r // 8] |= 1 << (r % 8)
+    hdr = HDR.pack(MAGIC, VERSION, HDR.size, start_seq, block, nranks, len(rounds),
+                   len(cliques), len(members), 0, bytes(idle_bits), 0, 0)
+    return hdr + b"".join(cliques) + struct.pack("=%dH" % len(members), *members)
+
+
+def parse(blob):
+    """The inverse of build(): (nranks, rounds, block, idle, start_seq)."""
+    (magic, ver, hlen, start_seq, block, nranks, nrounds, ncl, nm, _flags,
+     idle_bits, _r0, _r1) = HDR.unpack_from(blob, 0)
+    if magic != MAGIC or ver != VERSION or hlen != HDR.size:
+        raise ValueError("not a gsync schedule blob")
+    names = {v: k for k, v in PATTERNS.items()}
+    mem = struct.unpack_from("=%dH" % nm, blob, HDR.size + ncl * CLQ.size)
+    rounds = [[] for _ in range(nrounds)]
+    for i in range(ncl):
+        rnd, pat, flags, first, n, agg, _a, _b = CLQ.unpack_from(blob, HDR.size + i * CLQ.size)
+        rounds[rnd].append({"members": list(mem[first:first + n]), "pattern": names[pat],
+                            "aggregator": agg, "flags": flags})
+    idle = [r for r in range(nranks) if idle_bits[r // 8] >> (r % 8) & 1]
+    return nranks, rounds, block, idle, start_seq
+
+
+def reference(blob, bufs, dtype, op, reduce_fn, SUM, AVG, MIN, MAX):
+    """The result bits under the schedule. reduce_fn(bufs, dtype, op, divisor)
+    is the flat reference of one reduction (gsync_py.reference)."""
+    nranks, rounds, _block, idle, _s = parse(blob)
+    vals = {r: (bufs[r], frozenset() if r in idle else frozenset([r]))
+            for r in range(nranks)}
+    ncontrib = nranks - len(idle)
+    for rnd in rounds:
+        new = {}
+        for c in rnd:
+            inputs = sorted((m for m in c["members"] if vals[m][1]),
+                            key=lambda m: min(vals[m][1]))
+            cov = frozenset().union(*(vals[m][1] for m in c["members"]))
+            divides = len(cov) == ncontrib and len(inputs) > 1
+            o = op if op in (MIN, MAX) else (AVG if op == AVG and divides else SUM)
+            out = reduce_fn([vals[m][0] for m in inputs], dtype, o, ncontrib)
+            for m in c["members"]:
+                new[m] = (out, cov)
+        vals.update(new)
+    return vals[0][0]
+
+
+def to_json(rounds, islands, block):
+    """The same schedule as gsync-sched's gsync-schedule/1 JSON."""
+    out = []
+    for rnd in rounds:
+        cl = []
+        for c in rnd:
+            j = {"members": [islands[m] for m in sorted(c["members"])],
+                 "pattern": c["pattern"]}
+            if c["pattern"] == "aggregator":
+                j["aggregator"] = islands[c["aggregator"]]
+            cl.append(j)
+        out.append({"cliques": cl})
+    return {"format": "gsync-schedule/1", "chunk_bytes": block, "rounds": out}
+
+
+def grid(rows, cols, row_pattern, col_pattern, flags=0):
+    def clique(members, pattern):
+        c = {"members": members, "pattern": pattern, "flags": flags
+             if pattern in ("rs_multicast", "aggregator") else 0}
+        if pattern == "aggregator":
+            c["aggregator"] = sorted(members)[len(members) // 2]
+        return c
+    r0 = [clique([i * cols + j for j in range(cols)], row_pattern) for i in range(rows)]
+    r1 = [clique([i * cols + j for i in range(rows)], col_pattern) for j in range(cols)]
+    return [r0, r1]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("grid")
+    g.add_argument("rows", type=int)
+    g.add_argument("cols", type=int)
+    g.add_argument("--row-pattern", default="unicast", choices=PATTERNS)
+    g.add_argument("--col-pattern", default="rs_multicast", choices=PATTERNS)
+    c = sub.add_parser("clique")
+    c.add_argument("n", type=int)
+    c.add_argument("--pattern", default="multicast", choices=PATTERNS)
+    for p in (g, c):
+        p.add_argument("--block", type=int, default=65536)
+        p.add_argument("--unicast", action="store_true")
+        p.add_argument("--start-seq", type=int, default=0)
+        p.add_argument("-o", "--output", required=True)
+        p.add_argument("--json", metavar="FILE",
+                       help="also write it as gsync-schedule/1 JSON (gsync-sched)")
+        p.add_argument("--islands", help="island ids in rank order, for --json")
+    s = sub.add_parser("show")
+    s.add_argument("file")
+    a = ap.parse_args()
+    if a.cmd == "show":
+        with open(a.file, "rb") as f:
+            nranks, rounds, block, idle, start = parse(f.read())
+        print(f"nranks {nranks} block {block} start_seq {start} idle {idle}")
+        for i, rnd in enumerate(rounds):
+            print(f"round {i}: " + " | ".join(
+                f"{c['pattern']} {c['members']}" for c in rnd))
+        return 0
+    flags = SCF_UNICAST if a.unicast else 0
+    if a.cmd == "grid":
+        rounds = grid(a.rows, a.cols, a.row_pattern, a.col_pattern, flags)
+        n = a.rows * a.cols
+    else:
+        n = a.n
+        cl = {"members": list(range(n)), "pattern": a.pattern}
+        if a.pattern == "aggregator":
+            cl["aggregator"] = n // 2
+        if a.pattern in ("rs_multicast", "aggregator"):
+            cl["flags"] = flags
+        rounds = [[cl]]
+    with open(a.output, "wb") as f:
+        f.write(build(n, rounds, a.block, start_seq=a.start_seq))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(to_json(rounds, a.islands.split(","), a.block), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
