@@ -5,12 +5,27 @@
 
 #include <stdint.h>
 
+#define CTX_MAX_RELAYS 256
+
 struct ctx {
 	const char *proc_dir;		/* hidden --proc-dir: tests */
 	const char *family_file;	/* hidden --family-file: tests */
 	int json;
 	int have_id;
 	uint64_t id;			/* --id: one socket only */
+	/* schedule load|show|clear */
+	const char *sub;		/* load, show or clear */
+	const char *file;		/* blob or JSON schedule */
+	int have_group;
+	uint64_t group;			/* --group */
+	unsigned int rank;		/* --rank, or GSYNC_SCHED_ANY_RANK */
+	int have_start;
+	uint64_t start_seq;		/* --start-seq */
+	const char *topology;		/* --topology: for a JSON schedule */
+	const char *ranks;		/* --ranks ID,... */
+	const char *relays[CTX_MAX_RELAYS];	/* --relay NODE=RANK */
+	int nrelays;
+	int no_multicast;		/* --no-multicast */
 };
 
 struct table;
@@ -21,9 +36,15 @@ int row_selected(const struct ctx *c, const struct table *t, unsigned int r);
 int cmd_family(const struct ctx *c);
 int cmd_show(const struct ctx *c);
 int cmd_stats(const struct ctx *c);
+int cmd_schedule(const struct ctx *c);
 
-/* help.c: NULL or "" for the overview; returns EXIT_OK or EXIT_USAGE. */
-int print_help(const char *cmd);
+/* help.c: NULL or "" for the overview; returns EXIT_OK or EXIT_USAGE.
+ * SUB: a subcommand of schedule (load, show, clear) or NULL. */
+int print_help(const char *cmd, const char *sub);
 void print_usage_hint(void);
+/* "gsyncctl: FMT(ARG)" and the usage hint on stderr; returns EXIT_USAGE */
+int usage_error(const char *fmt, const char *arg);
+/* help_schedule.c: the schedule pages; NULL if SUB is unknown */
+const char *schedule_help(const char *sub);
 
 #endif

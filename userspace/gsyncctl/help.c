@@ -8,7 +8,7 @@
 
 static const char overview[] =
 "NAME\n"
-"    gsyncctl - inspect gsync (AF_GSYNC) sockets and the gsync module\n"
+"    gsyncctl - inspect gsync (AF_GSYNC) sockets and load their schedules\n"
 "\n"
 "SYNOPSIS\n"
 "    gsyncctl [OPTIONS] COMMAND [COMMAND OPTIONS]\n"
@@ -18,12 +18,16 @@ static const char overview[] =
 "    gsyncctl reads what the gsync kernel module publishes: the address\n"
 "    family it registered (/sys/module/gsync/parameters/family) and, per\n"
 "    network namespace, the open sockets (/proc/net/gsync) and counters\n"
-"    (/proc/net/gsync_stats). It changes nothing.\n"
+"    (/proc/net/gsync_stats). Only schedule load and schedule clear change\n"
+"    anything: the schedule a running group uses.\n"
 "\n"
 "COMMANDS\n"
 "    family    print the address family number of AF_GSYNC\n"
 "    show      one line per socket: state, group, rank, progress\n"
 "    stats     per-socket counters and drops by reason, namespace totals\n"
+"    schedule load FILE --group ID    push a schedule into a group\n"
+"    schedule show FILE               dump a schedule, check it\n"
+"    schedule clear --group ID        back to the default schedule\n"
 "    help      this text, or a command's (gsyncctl help show)\n"
 "\n"
 "OPTIONS\n"
@@ -32,18 +36,23 @@ static const char overview[] =
 "                       made by ip netns add; or a path to a netns file)\n"
 "                       before reading; needs CAP_SYS_ADMIN\n"
 "    -i, --id ID        show and stats: only the socket with this id\n"
+"    -g, --group ID, -r, --rank R, --start-seq N, -t, --topology FILE,\n"
+"    --ranks ID,..., --relay NODE=RANK, --no-multicast\n"
+"                       schedule only: see gsyncctl help schedule load\n"
 "    -h, --help         help (of COMMAND if given)\n"
 "    -V, --version      print the version\n"
 "\n"
 "EXIT STATUS\n"
 "    0  success\n"
-"    1  error: unreadable or malformed /proc file, missing column, ...\n"
+"    1  error: unreadable or malformed /proc file, missing column, a\n"
+"       schedule the kernel would refuse or did refuse, ...\n"
 "    2  usage error\n"
 "    3  the gsync module is not loaded\n"
 "\n"
 "EXAMPLES\n"
 "    gsyncctl show\n"
 "    gsyncctl --netns gs-i0 stats --json\n"
+"    gsyncctl --netns gs-i0 schedule load s.gsched --group 0x2a\n"
 "\n"
 "SEE ALSO\n"
 "    docs/gsyncctl.md, docs/libgsync.md, ip-netns(8)\n";
@@ -130,9 +139,17 @@ static const char stats_help[] =
 "    0 printed; 1 a file is malformed or lacks a column; 3 the module is\n"
 "    not loaded.\n";
 
-int print_help(const char *cmd)
+int print_help(const char *cmd, const char *sub)
 {
-	if (!cmd || !*cmd || !strcmp(cmd, "help"))
+	if (cmd && !strcmp(cmd, "schedule")) {
+		if (!schedule_help(sub)) {
+			fprintf(stderr, "gsyncctl: no help for unknown command "
+				"'schedule %s'\n", sub);
+			print_usage_hint();
+			return EXIT_USAGE;
+		}
+		fputs(schedule_help(sub), stdout);
+	} else if (!cmd || !*cmd || !strcmp(cmd, "help"))
 		fputs(overview, stdout);
 	else if (!strcmp(cmd, "family"))
 		fputs(family_help, stdout);
@@ -148,8 +165,17 @@ int print_help(const char *cmd)
 	return EXIT_OK;
 }
 
+int usage_error(const char *fmt, const char *arg)
+{
+	fputs("gsyncctl: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	print_usage_hint();
+	return EXIT_USAGE;
+}
+
 void print_usage_hint(void)
 {
-	fputs("usage: gsyncctl [OPTIONS] family|show|stats|help "
+	fputs("usage: gsyncctl [OPTIONS] family|show|stats|schedule|help "
 	      "(gsyncctl --help for details)\n", stderr);
 }

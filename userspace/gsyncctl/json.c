@@ -81,7 +81,7 @@ void json_u64(struct json *j, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
-void json_null(struct json *j)
+void json_nil(struct json *j)
 {
 	sep(j);
 	fputs("null", j->f);

@@ -27,7 +27,8 @@ void json_arr_end(struct json *j);
 void json_key(struct json *j, const char *key);
 void json_str(struct json *j, const char *s);
 void json_u64(struct json *j, uint64_t v);
-void json_null(struct json *j);
+/* JSON null (not json_null: jansson, linked in for schedules, has that name) */
+void json_nil(struct json *j);
 /* Finish the document with a newline. */
 void json_end(struct json *j);
 

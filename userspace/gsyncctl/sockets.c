@@ -174,7 +174,7 @@ void json_cell(struct json *j, const struct table *t, unsigned int row,
 	if (type == COL_WORD || (type == COL_HEX && strcmp(v, "-")))
 		json_str(j, v);
 	else if (!strcmp(v, "-") && type != COL_UNKNOWN)
-		json_null(j);
+		json_nil(j);
 	else if (parse_dec_u64(v, &x) == 0)
 		json_u64(j, x);
 	else

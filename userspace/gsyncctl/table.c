@@ -27,7 +27,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-int read_file(const char *path, char **out)
+int read_file_len(const char *path, char **out, size_t *outlen)
 {
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap), *nb;
@@ -35,6 +35,7 @@ int read_file(const char *path, char **out)
 	int fd, err;
 
 	*out = NULL;
+	*outlen = 0;
 	if (!buf)
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -71,16 +72,26 @@ int read_file(const char *path, char **out)
 	}
 	close(fd);
 	buf[len] = '\0';
-	if (memchr(buf, '\0', len)) {
-		free(buf);
-		return -EBADMSG;	/* binary junk: not a proc text file */
-	}
 	*out = buf;
+	*outlen = len;
 	return 0;
 fail:
 	close(fd);
 	free(buf);
 	return err;
+}
+
+int read_file(const char *path, char **out)
+{
+	size_t len;
+	int rc = read_file_len(path, out, &len);
+
+	if (!rc && memchr(*out, '\0', len)) {
+		free(*out);
+		*out = NULL;
+		return -EBADMSG;	/* binary junk: not a proc text file */
+	}
+	return rc;
 }
 
 int parse_dec_u64(const char *s, uint64_t *out)

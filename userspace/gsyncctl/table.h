@@ -61,5 +61,8 @@ int parse_hex_u64(const char *s, uint64_t *out);
 
 /* Read a whole file into a NUL-terminated heap buffer; -errno on error. */
 int read_file(const char *path, char **out);
+/* The same, binary: NUL bytes allowed, the length (without the added NUL)
+ * in *LEN. */
+int read_file_len(const char *path, char **out, size_t *len);
 
 #endif

@@ -2,8 +2,12 @@
  * text tables and --json reports.  The numbers come from model.c,
  * optimize.c, baselines.c; this file only presents them. */
 #include "cli.h"
+#include "cli_opts.h"
 #include "gs.h"
+#include "sched_export.h"
+#include "sched_push.h"
 #include <getopt.h>
+#include <linux/gsync_sched.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -12,23 +16,7 @@
 
 #define VERSION "0.1"
 
-typedef struct {
-	const char *cmd;
-	double size, chunk;
-	int have_chunk;
-	const char *mc, *fanin;
-	double agg_gbps, access_gbps, overhead_us;
-	int json;
-	const char *svg, *out, *objective, *vary, *values, *topodir;
-	double target_rho;
-	int max_rounds, effort, exhaustive, islands, quick;
-	uint64_t seed;
-	unsigned pat_mask;
-	const char *pos[4];
-	int npos;
-} opts;
-
-static int usage_err(const char *cmd, const char *fmt, const char *arg)
+int usage_err(const char *cmd, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "gsync-sched%s%s: ", cmd ? " " : "", cmd ? cmd : "");
 	fprintf(stderr, fmt, arg);
@@ -38,7 +26,7 @@ static int usage_err(const char *cmd, const char *fmt, const char *arg)
 
 enum { O_SIZE = 256, O_CHUNK, O_MC, O_FANIN, O_AGG, O_ACCESS, O_OVH, O_JSON, O_SVG, O_OBJ,
        O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_VARY, O_VALUES, O_ISL, O_TDIR, O_QUICK,
-       O_HELP };
+       O_HELP, O_RANKS, O_RELAY, O_NOMC, O_START, O_APPLY, O_NETNS, O_KERNEL, O_FAMFILE };
 
 static const struct option longopts[] = {
 	{ "size", 1, 0, O_SIZE },	  { "chunk", 1, 0, O_CHUNK },	   { "multicast", 1, 0, O_MC },
@@ -48,7 +36,10 @@ static const struct option longopts[] = {
 	{ "max-rounds", 1, 0, O_MAXR },	  { "seed", 1, 0, O_SEED },	   { "effort", 1, 0, O_EFFORT },
 	{ "patterns", 1, 0, O_PATS },	  { "exhaustive", 0, 0, O_EXH },   { "vary", 1, 0, O_VARY },
 	{ "values", 1, 0, O_VALUES },	  { "islands", 1, 0, O_ISL },	   { "topologies", 1, 0, O_TDIR },
-	{ "quick", 0, 0, O_QUICK },	  { "help", 0, 0, O_HELP },	   { 0, 0, 0, 0 }
+	{ "quick", 0, 0, O_QUICK },	  { "help", 0, 0, O_HELP },	   { "ranks", 1, 0, O_RANKS },
+	{ "relay", 1, 0, O_RELAY },	  { "no-multicast", 0, 0, O_NOMC }, { "start-seq", 1, 0, O_START },
+	{ "apply", 1, 0, O_APPLY },	  { "netns", 1, 0, O_NETNS },	   { "kernel", 0, 0, O_KERNEL },
+	{ "family-file", 1, 0, O_FAMFILE }, /* hidden: tests */	   { 0, 0, 0, 0 }
 };
 
 static int num(const char *s, double lo, double *out)
@@ -65,23 +56,28 @@ static int num(const char *s, double lo, double *out)
 static int allowed(const char *cmd, int opt)
 {
 	static const int common[] = { O_SIZE, O_CHUNK, O_MC, O_FANIN, O_AGG, O_ACCESS, O_OVH, 0 };
-	int is_common = 0;
+	static const int kernel[] = { O_RANKS, O_RELAY, O_NOMC, O_START, O_APPLY, O_NETNS, O_FAMFILE, 0 };
+	int is_common = 0, is_kernel = 0;
 	for (int i = 0; common[i]; i++)
 		is_common |= common[i] == opt;
+	for (int i = 0; kernel[i]; i++)
+		is_kernel |= kernel[i] == opt;
 	if (opt == O_HELP)
 		return 1;
 	if (!strcmp(cmd, "optimize"))
-		return is_common || opt == O_JSON || opt == O_SVG || opt == 'o' || opt == O_OBJ ||
-		       opt == O_RHO || opt == O_MAXR || opt == O_SEED || opt == O_EFFORT ||
-		       opt == O_PATS || opt == O_EXH;
+		return is_common || is_kernel || opt == O_JSON || opt == O_SVG || opt == 'o' ||
+		       opt == O_OBJ || opt == O_RHO || opt == O_MAXR || opt == O_SEED ||
+		       opt == O_EFFORT || opt == O_PATS || opt == O_EXH || opt == O_KERNEL;
+	if (!strcmp(cmd, "export"))
+		return is_common || is_kernel || opt == 'o';
 	if (!strcmp(cmd, "simulate"))
-		return is_common || opt == O_JSON || opt == O_SVG;
+		return is_common || opt == O_JSON || opt == O_SVG || opt == O_KERNEL;
 	if (!strcmp(cmd, "compare"))
 		return is_common || opt == O_JSON || opt == O_SVG || opt == O_SEED || opt == O_RHO ||
 		       opt == O_EFFORT || opt == O_PATS;
 	if (!strcmp(cmd, "sweep"))
 		return is_common || opt == O_JSON || opt == O_SVG || opt == O_SEED || opt == O_VARY ||
-		       opt == O_VALUES || opt == O_EFFORT;
+		       opt == O_VALUES || opt == O_EFFORT || opt == O_KERNEL;
 	if (!strcmp(cmd, "paths"))
 		return opt == O_JSON;
 	if (!strcmp(cmd, "validate"))
@@ -105,6 +101,7 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 	o->effort = 1;
 	o->seed = 1;
 	o->pat_mask = (1u << GS_PAT_N) - 1;
+	o->rank = GSYNC_SCHED_ANY_RANK;
 	*help = 0;
 	optind = 1;
 	opterr = 0;
@@ -203,6 +200,26 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 			break;
 		case O_TDIR: o->topodir = optarg; break;
 		case O_QUICK: o->quick = 1; break;
+		case O_RANKS: o->ranks = optarg; break;
+		case O_RELAY:
+			if (o->nrelays == GS_MAX_RELAY_ARGS)
+				return usage_err(o->cmd, "too many --relay options ('%s')", optarg);
+			o->relays[o->nrelays++] = optarg;
+			break;
+		case O_NOMC: o->no_mc = 1; break;
+		case O_START:
+			if (sched_parse_group(optarg, &o->start_seq))
+				return usage_err(o->cmd, "bad --start-seq '%s' (an operation sequence number)", optarg);
+			break;
+		case O_APPLY:
+			if (sched_parse_target(optarg, &o->group, &o->rank))
+				return usage_err(o->cmd, "bad --apply '%s' (GROUP_ID[:RANK], the id decimal or 0x-hex)",
+						 optarg);
+			o->apply = 1;
+			break;
+		case O_NETNS: o->netns = optarg; break;
+		case O_KERNEL: o->kernel = 1; break;
+		case O_FAMFILE: o->family_file = optarg; break;
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -255,6 +272,8 @@ static int apply_overrides(gs_topo *t, const opts *o)
 {
 	if (o->mc && apply_mc(t, o->mc))
 		return usage_err(o->cmd, "bad --multicast '%s' (none, full or reach:R)", o->mc);
+	if (o->no_mc)
+		apply_mc(t, "none");
 	if (o->fanin && apply_fanin(t, o->fanin))
 		return usage_err(o->cmd, "bad --fan-in '%s' (none or an integer >= 2)", o->fanin);
 	for (int a = 0; a < t->n_aggs && o->agg_gbps > 0; a++)
@@ -266,7 +285,7 @@ static int apply_overrides(gs_topo *t, const opts *o)
 	return 0;
 }
 
-static int load_topo(const opts *o, const char *path, gs_topo *t)
+int load_topo(const opts *o, const char *path, gs_topo *t)
 {
 	gs_err e;
 	if (gs_topo_load(path, t, &e)) {
@@ -277,6 +296,22 @@ static int load_topo(const opts *o, const char *path, gs_topo *t)
 	if (rc)
 		gs_topo_free(t);
 	return rc;
+}
+
+int load_topo_sched(const opts *o, const char *tpath, const char *spath, gs_topo *t, gs_sched *s)
+{
+	gs_err e;
+	int rc = load_topo(o, tpath, t);
+	if (rc)
+		return rc;
+	if (gs_sched_load(spath, t, s, &e)) {
+		fprintf(stderr, "gsync-sched %s: %s\n", o->cmd, e.msg);
+		gs_topo_free(t);
+		return GS_EXIT_INPUT;
+	}
+	if (o->have_chunk)
+		s->chunk_bytes = o->chunk;
+	return 0;
 }
 
 static gs_params params_of(const opts *o, const gs_topo *t)
@@ -403,6 +438,7 @@ static void cfg_of(const opts *o, gs_opt_cfg *c)
 	c->pat_mask = o->pat_mask;
 	c->target_rho = o->target_rho;
 	c->max_rounds = o->max_rounds;
+	c->kernel = o->kernel || o->apply;
 }
 
 /* ------------------------------------------------------------------ */
@@ -412,6 +448,8 @@ static int cmd_optimize(const opts *o)
 	int rc;
 	if (o->npos != 1)
 		return usage_err(o->cmd, "%s", "expects exactly one TOPOLOGY argument");
+	if (!o->apply && (o->ranks || o->nrelays || o->start_seq || o->netns))
+		return usage_err(o->cmd, "%s", "--ranks, --relay, --start-seq and --netns go with --apply");
 	if ((rc = load_topo(o, o->pos[0], &t)))
 		return rc;
 	gs_params p = params_of(o, &t);
@@ -419,11 +457,14 @@ static int cmd_optimize(const opts *o)
 	gs_opt_cfg cfg;
 	gs_opt_out out;
 	cfg_of(o, &cfg);
+	gs_model_set_kernel(m, cfg.kernel);    /* the report costs what it searched */
 	int gossip = o->objective && !strcmp(o->objective, "gossip");
-	if (o->exhaustive && (gossip || t.n_islands > 12)) {
+	if ((o->exhaustive && (gossip || t.n_islands > 12)) || (gossip && cfg.kernel)) {
 		gs_model_free(m);
 		gs_topo_free(&t);
-		return usage_err(o->cmd, "%s", "--exhaustive: exact objective and at most 12 islands only");
+		return usage_err(o->cmd, "%s", gossip && cfg.kernel
+				 ? "--apply and --kernel: the kernel runs exact schedules only (no --objective gossip)"
+				 : "--exhaustive: exact objective and at most 12 islands only");
 	}
 	double t0 = gs_now();
 	int orc = gossip ? gs_optimize_gossip(m, &t, &cfg, &out)
@@ -494,6 +535,8 @@ static int cmd_optimize(const opts *o)
 		rc = write_sched(o, &t, &rs, &res);
 	if (!rc && o->svg)
 		rc = write_svg(o, &t, &rs, desc);
+	if (!rc && o->apply)
+		rc = gs_cli_apply_sched(o, &t, &rs, o->json ? stderr : stdout);
 	gs_result_free(&res);
 done:
 	gs_sched_free(&rs);
@@ -511,20 +554,16 @@ static int cmd_simulate(const opts *o)
 	int rc;
 	if (o->npos != 2)
 		return usage_err(o->cmd, "%s", "expects TOPOLOGY and SCHEDULE arguments");
-	if ((rc = load_topo(o, o->pos[0], &t)))
+	if ((rc = load_topo_sched(o, o->pos[0], o->pos[1], &t, &s)))
 		return rc;
-	if (gs_sched_load(o->pos[1], &t, &s, &e)) {
-		fprintf(stderr, "gsync-sched simulate: %s\n", e.msg);
-		gs_topo_free(&t);
-		return GS_EXIT_INPUT;
-	}
 	gs_params p = params_of(o, &t);
-	if (o->have_chunk)
-		s.chunk_bytes = o->chunk;
+	if (o->kernel)
+		s.chunk_bytes = gs_kernel_block(s.chunk_bytes, p.M);
 	p.chunk = s.chunk_bytes;
 	gs_model *m = gs_model_new(&t, &p);
+	gs_model_set_kernel(m, o->kernel);
 	gs_result res;
-	if (gs_simulate(m, &s, &res, &e)) {
+	if ((o->kernel && gs_kernel_patterns(&s, &e)) || gs_simulate(m, &s, &res, &e)) {
 		fprintf(stderr, "gsync-sched simulate: %s: %s\n", o->pos[1], e.msg);
 		gs_sched_free(&s);
 		gs_model_free(m);
@@ -538,6 +577,7 @@ static int cmd_simulate(const opts *o)
 	if (o->json) {
 		json_t *j = json_object();
 		json_object_set_new(j, "params", params_json(&t, &p));
+		json_object_set_new(j, "predicted_time_s", json_real(res.time));
 		json_object_set_new(j, "result", result_json(m, &res));
 		json_object_set_new(j, "exact", json_boolean(exact));
 		json_object_set_new(j, "rho", json_real(rho));
@@ -683,8 +723,9 @@ static int cmd_sweep(const opts *o)
 	int np = 0;
 	if (!o->json) {
 		print_header(&base, &(gs_params){ o->size, o->chunk, base.overhead_us * 1e-6 }, stdout);
-		printf("sweep      %s\n\n%-8s %12s %12s %12s %8s  %s\n", o->vary, o->vary, "optimum",
-		       "ring", "one-clique", "gain", "optimal schedule");
+		printf("sweep      %s%s\n\n%-11s %12s %12s %12s %8s  %s\n", o->vary,
+		       o->kernel ? " (optimum: schedules the kernel executes)" : "", o->vary,
+		       "optimum", "ring", "one-clique", "gain", "optimal schedule");
 	}
 	for (char *tok = strtok_r(dup, ",", &sv); tok && !rc; tok = strtok_r(NULL, ",", &sv)) {
 		gs_topo t;
@@ -713,6 +754,7 @@ static int cmd_sweep(const opts *o)
 		gs_opt_cfg cfg;
 		gs_opt_out ex;
 		cfg_of(o, &cfg);
+		gs_model_set_kernel(m, cfg.kernel);    /* baselines costed the same way */
 		gs_baselines(m, &t, b);
 		int have = !gs_optimize_exact(m, &t, &cfg, &ex);
 		double one = INFINITY;
@@ -737,7 +779,7 @@ static int cmd_sweep(const opts *o)
 				gs_fmt_time(ring, bb, sizeof(bb));
 			if (isfinite(one))
 				gs_fmt_time(one, c, sizeof(c));
-			printf("%-8s %12s %12s %12s %7.2fx  %s\n", tok, a, bb, c, ring / opt, desc);
+			printf("%-11s %12s %12s %12s %7.2fx  %s\n", tok, a, bb, c, ring / opt, desc);
 		}
 		if (np < 64) {
 			pts[np].x = np;
@@ -902,6 +944,8 @@ int gs_cli_main(int argc, char **argv)
 		return cmd_paths(&o);
 	if (!strcmp(cmd, "validate"))
 		return cmd_validate(&o);
+	if (!strcmp(cmd, "export"))
+		return cmd_export(&o);
 	return cmd_generate(&o);
 }
 

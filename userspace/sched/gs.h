@@ -14,7 +14,7 @@ void gs_seterr(gs_err *e, const char *fmt, ...) __attribute__((format(printf, 2,
 
 /* exit codes of the CLI (documented in docs/schedules.md and --help) */
 enum { GS_EXIT_OK = 0, GS_EXIT_FAIL = 1, GS_EXIT_USAGE = 2, GS_EXIT_INPUT = 3,
-       GS_EXIT_INFEASIBLE = 4 };
+       GS_EXIT_INFEASIBLE = 4, GS_EXIT_APPLY = 5 };
 
 /* ---------------- topology (topology.c, paths.c, gen.c) ---------------- */
 enum { GS_MC_NONE = 0, GS_MC_REACH = 1, GS_MC_FULL = 2, GS_MC_INHERIT = -1 };
@@ -77,12 +77,16 @@ int  gs_gen_synthetic(gs_topo *t, int n, uint64_t seed, gs_err *e);
 enum { GS_PAT_MULTICAST = 0, GS_PAT_RS_MULTICAST, GS_PAT_UNICAST, GS_PAT_RING,
        GS_PAT_TREE, GS_PAT_AGGREGATOR, GS_PAT_INLINE, GS_PAT_N, GS_PAT_AUTO = GS_PAT_N };
 extern const char *const gs_pat_name[GS_PAT_N + 1];
+/* the patterns the kernel executes (uapi/linux/gsync_sched.h) */
+#define GS_KERNEL_PATS ((1u << GS_PAT_MULTICAST) | (1u << GS_PAT_UNICAST) | \
+			(1u << GS_PAT_RS_MULTICAST) | (1u << GS_PAT_AGGREGATOR))
 int gs_pat_parse(const char *s);
 
 typedef struct {
 	int k;
 	int *m;                             /* island indices (ring/tree order) */
 	double *w;                          /* averaging weight per member, sum 1 */
+	int w_given;                        /* weights came from the file (not defaulted) */
 	int pat;
 	int agg;                            /* node index for aggregator, or -1 */
 } gs_clique;
@@ -146,6 +150,12 @@ int  gs_model_chunks(const gs_params *p);
 void gs_ceval_free(gs_ceval *c);
 void gs_ceval_copy(gs_ceval *dst, const gs_ceval *src);
 int  gs_pat_feasible(const gs_model *m, const int *mem, int k, int pat, int agg);
+/* kernel mode: cost cliques as the kernel runs them.  An aggregator is a
+ * rank (a member island, or a relay at a network node) that reduces in
+ * software: no FPGA at it, no merging on the way; rs_multicast runs
+ * without multicast (all-gather by unicast); auto picks among
+ * GS_KERNEL_PATS.  Returns the previous setting. */
+int  gs_model_set_kernel(gs_model *m, int on);
 
 typedef struct {
 	int nr;
@@ -194,6 +204,8 @@ typedef struct {
 	int effort;                         /* multiplier on local-search budget, 1 default */
 	unsigned pat_mask;                  /* allowed patterns */
 	int max_rounds;                     /* gossip horizon */
+	int kernel;                         /* exact objective: only schedules the kernel
+					     * executes (disjoint cliques, GS_KERNEL_PATS) */
 	double target_rho;
 	int verbose;
 } gs_opt_cfg;

@@ -24,6 +24,7 @@ struct gs_model {
 	unsigned *lstamp; unsigned lcur;    /* multicast tree link dedupe */
 	double *racc; unsigned *rstamp; unsigned rcur;   /* round accumulation */
 	int *tmp;
+	int kernel;                         /* cost cliques as the kernel runs them */
 };
 
 #define RES_EGR(m, n) ((m)->L2 + (n))
@@ -208,21 +209,31 @@ int gs_model_chunks(const gs_params *p)
 	return c < 1 ? 1 : c > 1e9 ? 1000000000 : (int)c;
 }
 
+int gs_model_set_kernel(gs_model *m, int on)
+{
+	int was = m->kernel;
+	m->kernel = on;
+	return was;
+}
+
 int gs_pat_feasible(const gs_model *m, const int *mem, int k, int pat, int agg)
 {
 	const gs_topo *t = m->t;
 	if (k <= 1)
 		return 1;
 	switch (pat) {
-	case GS_PAT_MULTICAST:
 	case GS_PAT_RS_MULTICAST:
+		if (m->kernel)
+			return 1;           /* all-gather by unicast without multicast */
+		/* fall through */
+	case GS_PAT_MULTICAST:
 		for (int i = 0; i < k; i++)
 			if (gs_topo_reach(t, mem[i]) <= 0)
 				return 0;
 		return 1;
 	case GS_PAT_INLINE:
-		if (t->n_aggs == 0)
-			return 0;
+		if (t->n_aggs == 0 || m->kernel)
+			return 0;           /* kernel: no in-line aggregation */
 		for (int i = 0; i < k; i++)
 			if (gs_topo_reach(t, mem[i]) <= 0)
 				return 0;
@@ -230,12 +241,14 @@ int gs_pat_feasible(const gs_model *m, const int *mem, int k, int pat, int agg)
 	case GS_PAT_AGGREGATOR:
 		if (agg < 0)
 			return 1;
-		if (t->agg_of_node[agg] >= 0)
-			return 1;
 		for (int i = 0; i < k; i++)
 			if (mem[i] == agg)
 				return 1;
-		return 0;
+		/* the kernel's aggregator is a rank: a member, or a relay at a
+		 * network node; another island's rank contributes its own value */
+		if (m->kernel)
+			return !t->nodes[agg].is_island;
+		return t->agg_of_node[agg] >= 0;
 	default:
 		return 1;
 	}
@@ -320,7 +333,7 @@ static void via_aggregator(gs_model *m, const int *mem, int k, int X, gs_ceval *
 	}
 	o->prop = in + out;
 	o->steps = 2;
-	if (ai >= 0) {
+	if (ai >= 0 && !m->kernel) {
 		/* FPGA at X: every member streams to it (the island at X too,
 		 * over its access link); it sums K at a time, so with k > K
 		 * members receive ceil(k/K) partial sums and finish locally */
@@ -331,7 +344,8 @@ static void via_aggregator(gs_model *m, const int *mem, int k, int X, gs_ceval *
 		mcast(m, X, mem, k, p->M * g, 0, 1);
 		o->prop += a->delay_us * 1e-6;
 	} else {
-		/* software reduction on member island X */
+		/* software reduction at X: a member island, or (kernel) any
+		 * aggregator rank, whose streams nothing merges on the way */
 		int *buf = m->tmp, n = 0;
 		for (int i = 0; i < k; i++)
 			if (mem[i] != X) {
@@ -528,6 +542,8 @@ int gs_clique_eval(gs_model *m, const int *mem, int k, int pat, int agg, gs_ceva
 			int X = a < t->n_aggs ? t->aggs[a].node : mem[a - t->n_aggs];
 			if (a >= t->n_aggs && t->agg_of_node[X] >= 0)
 				continue;           /* already a candidate as a point */
+			if (a < t->n_aggs && !gs_pat_feasible(m, mem, k, pat, X))
+				continue;           /* kernel: another island's point */
 			double in = 0, ou = 0;
 			for (int i = 0; i < k; i++) {
 				if (gs_lat(t, mem[i], X) > in)
@@ -770,7 +786,8 @@ int gs_simulate(gs_model *m, gs_sched *s, gs_result *res, gs_err *e)
 			gs_clique *q = &s->r[r].c[c];
 			gs_ceval *ce = &cev[r][c];
 			if (q->pat == GS_PAT_AUTO) {
-				if (gs_clique_best(m, q->m, q->k, (1u << GS_PAT_N) - 1, ce)) {
+				if (gs_clique_best(m, q->m, q->k,
+						   m->kernel ? GS_KERNEL_PATS : (1u << GS_PAT_N) - 1, ce)) {
 					gs_seterr(e, "rounds[%d].cliques[%d]: no feasible pattern", r, c);
 					rc = -1;
 					break;

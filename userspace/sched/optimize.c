@@ -5,7 +5,10 @@
  * by swapping two islands (every assignment of a shape is exact, so the
  * search only trades time).  The RNG is seeded: same --seed, same answer.
  * The winner is polished: each clique's pattern is re-chosen with the
- * round's shared links in view, then the chunk size is picked. */
+ * round's shared links in view, then the chunk size is picked.
+ * cfg->kernel restricts both searches to what the kernel executes: shapes
+ * whose cliques combine disjoint groups, GS_KERNEL_PATS, and the model in
+ * kernel mode (software aggregators at members or relays). */
 #include "gs.h"
 #include "structure.h"
 #include "ccache.h"
@@ -238,9 +241,20 @@ static double polish(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sc
 	return T;
 }
 
-int gs_optimize_exact(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_opt_out *o)
+/* cfg with the kernel's patterns only, if it asks for kernel schedules */
+static const gs_opt_cfg *kernel_cfg(const gs_opt_cfg *cfg, gs_opt_cfg *copy)
 {
-	int N = t->n_islands;
+	*copy = *cfg;
+	if (cfg->kernel)
+		copy->pat_mask &= GS_KERNEL_PATS;
+	return copy;
+}
+
+int gs_optimize_exact(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg_in, gs_opt_out *o)
+{
+	gs_opt_cfg kc;
+	const gs_opt_cfg *cfg = kernel_cfg(cfg_in, &kc);
+	int N = t->n_islands, was_kernel = gs_model_set_kernel(m, cfg->kernel);
 	gs_struct *sts;
 	int ns = gs_struct_all(N, &sts);
 	gs_ccache cc;
@@ -251,6 +265,8 @@ int gs_optimize_exact(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_o
 	memset(o, 0, sizeof(*o));
 	gs_cc_init(&cc, m, cfg->pat_mask);
 	for (int i = 0; i < ns; i++) {
+		if (cfg->kernel && !sts[i].disjoint)
+			continue;
 		double v = search_struct(&cc, t, &sts[i], &rng, cfg->effort, best, at, &o->evals);
 		if (cfg->verbose)
 			fprintf(stderr, "# %-24s %.6f s\n", sts[i].desc, v);
@@ -290,6 +306,7 @@ int gs_optimize_exact(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_o
 	free(sts);
 	free(at);
 	free(best_at);
+	gs_model_set_kernel(m, was_kernel);
 	return rc;
 }
 
@@ -314,6 +331,7 @@ typedef struct {
 	double best;
 	long evals;
 	unsigned mask;
+	int kernel;                        /* one member of every first-round block */
 } ex_ctx;
 
 static const gs_ceval *ex_get(ex_ctx *x, unsigned set, int rule)
@@ -362,9 +380,11 @@ static void ex_eval(ex_ctx *x)
 
 static int transversal(const ex_ctx *x, unsigned set)
 {
-	for (int i = 0; i < x->n1; i++)
-		if (!(set & x->p1[i]))
+	for (int i = 0; i < x->n1; i++) {
+		int meet = __builtin_popcount(set & x->p1[i]);
+		if (!meet || (x->kernel && meet > 1))
 			return 0;
+	}
 	return 1;
 }
 
@@ -412,8 +432,10 @@ static void ex_p1(ex_ctx *x, unsigned rest, unsigned *buf)
 	}
 }
 
-int gs_exhaustive(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_opt_out *o)
+int gs_exhaustive(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg_in, gs_opt_out *o)
 {
+	gs_opt_cfg kc;
+	const gs_opt_cfg *cfg = kernel_cfg(cfg_in, &kc);
 	int N = t->n_islands;
 	memset(o, 0, sizeof(*o));
 	if (N > EX_MAX || N < 1)
@@ -424,6 +446,8 @@ int gs_exhaustive(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_opt_o
 	x.m = m;
 	x.N = N;
 	x.mask = cfg->pat_mask;
+	x.kernel = cfg->kernel;
+	int was_kernel = gs_model_set_kernel(m, cfg->kernel);
 	gs_ccache cc;
 	gs_cc_init(&cc, m, cfg->pat_mask);
 	x.cc = &cc;
@@ -479,5 +503,6 @@ int gs_exhaustive(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_opt_o
 	gs_cc_free(&cc);
 	free(x.memo);
 	free(x.have);
+	gs_model_set_kernel(m, was_kernel);
 	return rc;
 }

@@ -36,6 +36,7 @@ gs_clique *gs_sched_add_clique(gs_sched *s, int round, int k)
 	c->w = gs_xmalloc(sizeof(double) * (size_t)k);
 	for (int i = 0; i < k; i++)
 		c->w[i] = 1.0 / k;
+	c->w_given = 0;
 	c->pat = GS_PAT_AUTO;
 	c->agg = -1;
 	return c;
@@ -65,6 +66,7 @@ void gs_sched_copy(gs_sched *dst, const gs_sched *src)
 			gs_clique *b = gs_sched_add_clique(dst, r, a->k);
 			memcpy(b->m, a->m, sizeof(int) * (size_t)a->k);
 			memcpy(b->w, a->w, sizeof(double) * (size_t)a->k);
+			b->w_given = a->w_given;
 			b->pat = a->pat;
 			b->agg = a->agg;
 		}

@@ -109,6 +109,7 @@ static int parse_clique(json_t *o, const gs_topo *t, gs_sched *s, int r, int c, 
 			}
 			q->w[i] = json_number_value(v);
 		}
+		q->w_given = 1;
 	}
 	return 0;
 }

@@ -20,6 +20,7 @@ static void alloc(gs_struct *s, int N, int nr)
 	memset(s, 0, sizeof(*s));
 	s->N = N;
 	s->nr = nr;
+	s->disjoint = 1;
 	s->cl = gs_xcalloc((size_t)N * nr, sizeof(int));
 	s->w = gs_xcalloc((size_t)N * nr, sizeof(double));
 	s->ncl = gs_xcalloc((size_t)nr, sizeof(int));
@@ -81,6 +82,7 @@ int gs_struct_twolevel(gs_struct *s, int N, int m)
 	alloc(s, N, 2);
 	int base = N / m, extra = N % m, smin = base;
 	snprintf(s->desc, sizeof(s->desc), "2-level %d groups", m);
+	s->disjoint = N % m == 0;       /* else some clique meets a group twice */
 	s->ncl[0] = m;
 	s->ncl[1] = smin;
 	int p = 0;

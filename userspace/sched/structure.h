@@ -9,6 +9,7 @@ typedef struct {
 	int *cl;          /* [r*N + pos] clique index of position pos in round r */
 	int *ncl;         /* [r] cliques in round r */
 	double *w;        /* [r*N + pos] averaging weight */
+	int disjoint;     /* every clique combines disjoint groups: the kernel runs it */
 	char desc[64];
 } gs_struct;
 

@@ -3,9 +3,10 @@
 # newer (extra/reordered columns) and malformed files; every failure must be
 # a clear message and a non-zero exit, never a crash (the binary is built
 # with ASan/UBSan, which exit non-zero on any memory error).
-# usage: test_cli.sh BINARY FIXTURE_DIR
+# usage: test_cli.sh BINARY FIXTURE_DIR TOPOLOGY_DIR
 BIN=$1
 FX=$2
+TOP=${3:-../../topologies}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 n=0
@@ -34,12 +35,19 @@ G="$BIN --proc-dir"
 # ---- help ----
 t "--help exits 0" 0 $BIN --help
 has "--help has an EXIT STATUS section" out "EXIT STATUS"
-for c in family show stats; do
+for c in family show stats schedule; do
 	t "help $c exits 0" 0 $BIN help $c
 	has "help $c is the $c page" out "gsyncctl $c -"
 	t "$c --help is the same page" 0 $BIN $c --help
 	has "$c --help names the command" out "gsyncctl $c -"
 done
+for c in load show clear; do
+	t "help schedule $c exits 0" 0 $BIN help schedule $c
+	has "help schedule $c is the page" out "gsyncctl schedule $c -"
+	t "schedule $c --help is the same page" 0 $BIN schedule $c --help
+	has "and has an EXIT STATUS section" out "EXIT STATUS"
+done
+t "help of an unknown schedule subcommand is a usage error" 2 $BIN help schedule frob
 t "help of an unknown command is a usage error" 2 $BIN help frobnicate
 t "no command is a usage error" 2 $BIN
 t "an unknown command is a usage error" 2 $BIN frobnicate
@@ -146,4 +154,73 @@ elif grep -q "CAP_SYS_ADMIN" "$TMP/err"; then
 else
 	flunk "--netns PATH"; sed 's/^/# /' "$TMP/err"
 fi
+
+# ---- schedule (no kernel module needed: show, and the failure paths) ----
+# mkblob FILE NRANKS "ROUND,PATTERN,FLAGS,AGGREGATOR,MEMBERS..." ...
+mkblob() {
+	python3 - "$@" <<'PY'
+import struct, sys
+out, nranks, cl, mem = sys.argv[1], int(sys.argv[2]), [], []
+for d in sys.argv[3:]:
+    r, pat, fl, agg, ms = d.split(',')
+    ms = [int(x) for x in ms.split()]
+    cl.append(struct.pack('<HBBHHHHI', int(r), int(pat), int(fl), len(mem), len(ms), int(agg), 0, 0))
+    mem += ms
+nrounds = max(int(d.split(',')[0]) for d in sys.argv[3:]) + 1
+hdr = struct.pack('<IHHQIHHHHI32s2Q', 0x48435347, 1, 80, 0, 65536, nranks, nrounds, len(cl),
+                  len(mem), 0, bytes(32), 0, 0)
+open(out, 'wb').write(hdr + b''.join(cl) + struct.pack('<%dH' % len(mem), *mem))
+PY
+}
+NOFAM="--family-file $TMP/no-such-family"
+mkblob "$TMP/grid.gsched" 4 "0,2,0,0,0 1" "0,2,0,0,2 3" "1,3,0,0,0 2" "1,4,1,3,1 3"
+mkblob "$TMP/partial.gsched" 4 "0,2,0,0,0 1" "0,2,0,0,2 3"
+head -c 50 "$TMP/grid.gsched" > "$TMP/short.gsched"
+t "schedule without a subcommand is a usage error" 2 $BIN schedule
+t "schedule frob is a usage error" 2 $BIN schedule frob
+has "and says so" err "unknown schedule subcommand 'frob'"
+t "schedule show without FILE is a usage error" 2 $BIN schedule show
+t "schedule load without --group is a usage error" 2 $BIN schedule load "$TMP/grid.gsched"
+has "and asks for it" err "schedule load needs --group ID"
+t "schedule show --group is a usage error" 2 $BIN schedule show "$TMP/grid.gsched" --group 1
+t "schedule --json is a usage error" 2 $BIN schedule show "$TMP/grid.gsched" --json
+t "--group with show (sockets) is a usage error" 2 $G "$FX/good" show --group 1
+t "--group with garbage is a usage error" 2 $BIN schedule clear --group 0xZZ
+t "--rank out of range is a usage error" 2 $BIN schedule clear --group 1 --rank 65535
+t "schedule clear --start-seq is a usage error" 2 $BIN schedule clear --group 1 --start-seq 5
+t "schedule show: a blob" 0 $BIN schedule show "$TMP/grid.gsched"
+has "show: ranks" out "^ranks       4 (4 contributing)"
+has "show: block" out "^block       65536 bytes (64 KiB)"
+has "show: an aggregator clique with unicast results" out "aggregator    unicast  3          1 3"
+has "show: accepted" out "^accepted: an exact all-reduce"
+t "schedule show: a blob that is no all-reduce exits 1" 1 $BIN schedule show "$TMP/partial.gsched"
+has "show: says why" out "REJECTED: after the last round rank 0 covers 2 of the 4 contributing ranks (rank 2 is missing)"
+t "schedule show: a truncated blob exits 1" 1 $BIN schedule show "$TMP/short.gsched"
+has "show: malformed" out "malformed: blob: 50 bytes, shorter than the 80-byte header"
+t "schedule show: --topology with a blob is a usage error" 2 $BIN schedule show "$TMP/grid.gsched" --topology "$TOP/four-star.json"
+t "schedule show: JSON without --topology is a usage error" 2 $BIN schedule show "$FX/sched-grid.json"
+has "and asks for it" err "a JSON schedule needs --topology FILE"
+t "schedule show: JSON on its topology" 0 $BIN schedule show "$FX/sched-grid.json" --topology "$TOP/four-star.json" --start-seq 77
+has "show JSON: names the ranks" out '"Z" (rank 3)'
+has "show JSON: cliques by JSON path" out "rounds\[1\].cliques\[1\]"
+has "show JSON: start_seq" out "^start_seq   77"
+has "show JSON: an aggregator clique (multicast results: reach 2)" out "aggregator    mcast    3          1 3"
+t "schedule show: JSON with a PoP aggregator and --relay" 0 $BIN schedule show "$FX/sched-hub.json" -t "$TOP/four-star.json" --relay H=4
+has "show JSON relay: an idle rank" out "ranks       5 (4 contributing; idle: 4)"
+has "show JSON relay: named" out 'relay "H" (rank 4)'
+t "schedule show: PoP aggregator without --relay exits 1" 1 $BIN schedule show "$FX/sched-hub.json" -t "$TOP/four-star.json"
+has "and says what to give" err "give --relay H=RANK"
+t "schedule show: a bad --relay is a usage error" 2 $BIN schedule show "$FX/sched-hub.json" -t "$TOP/four-star.json" --relay H=9
+t "schedule show: a ring exits 1" 1 $BIN schedule show "$FX/sched-ring.json" -t "$TOP/four-star.json"
+has "naming the clique" err 'rounds\[0\].cliques\[0\]: pattern "ring" cannot be executed by the kernel'
+t "schedule show: JSON that is no all-reduce exits 1" 1 $BIN schedule show "$FX/sched-partial.json" -t "$TOP/four-star.json"
+has "naming the islands" out 'REJECTED: after the last round "W" (rank 0) covers 2 of the 4'
+t "schedule load: a missing file exits 1" 1 $BIN schedule load "$TMP/nope" --group 1
+t "schedule load: a rejected schedule is not pushed (1)" 1 $BIN $NOFAM schedule load "$TMP/partial.gsched" --group 1
+has "and says why" err "covers 2 of the 4 contributing ranks (rank 2 is missing): not an all-reduce (not loaded)"
+t "schedule load without the module exits 3" 3 $BIN $NOFAM schedule load "$TMP/grid.gsched" --group 0x2a --rank 1
+has "load: says the module is not loaded" err "gsync kernel module is not loaded"
+t "schedule load of JSON without the module exits 3" 3 $BIN $NOFAM schedule load "$FX/sched-grid.json" -t "$TOP/four-star.json" --group 42
+t "schedule clear without the module exits 3" 3 $BIN $NOFAM schedule clear --group 42
+has "clear: says the module is not loaded" err "not loaded"
 exit $fail

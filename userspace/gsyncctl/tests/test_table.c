@@ -156,7 +156,7 @@ static void json_tests(void)
 	json_key(&j, "l");
 	json_arr_begin(&j);
 	json_u64(&j, 1);
-	json_null(&j);
+	json_nil(&j);
 	json_obj_begin(&j);
 	json_obj_end(&j);
 	json_arr_end(&j);

@@ -38,7 +38,7 @@ Q=$TOP/nine-city-public.json
 
 t "--help exits 0" 0 "$BIN" --help
 check "--help has EXIT STATUS section" grep -q "EXIT STATUS" "$TMP/out"
-for c in optimize simulate compare sweep paths validate generate bench; do
+for c in optimize simulate compare sweep paths validate generate bench export; do
 	t "$c --help exits 0" 0 "$BIN" $c --help
 	check "$c --help shows SYNOPSIS" grep -q "SYNOPSIS" "$TMP/out"
 done
@@ -76,6 +76,8 @@ t "optimize with only unicast allowed" 0 "$BIN" optimize "$P" --patterns unicast
 t "simulate the optimizer's schedule" 0 "$BIN" simulate "$P" "$TMP/s.json"
 t "simulate --json" 0 "$BIN" simulate "$P" "$TMP/s.json" --json
 check "simulate --json parses" jsonok <"$TMP/out"
+t "simulate --json at 100 Mbit/s access, 64 MiB" 0 "$BIN" simulate "$P" "$TMP/s.json" --json --size 64MiB --access-gbps 0.1
+check "simulate --json has predicted_time_s (>= 64 MiB / 12.5 MB/s)" python3 -c "import json; d=json.load(open('$TMP/out')); assert d['predicted_time_s'] == d['result']['time_s'] and d['predicted_time_s'] > 5.36"
 cat >"$TMP/mc.json" <<'J'
 {"rounds":[{"cliques":[{"members":["AMS","FRA","LON"],"pattern":"multicast"}]}]}
 J
@@ -91,7 +93,45 @@ t "sweep reach --json --svg" 0 "$BIN" sweep "$P" --vary reach --values none,2,fu
 check "sweep --json parses" jsonok <"$TMP/out"
 check "sweep wrote a chart" grep -q "<polyline" "$TMP/sw.svg"
 t "sweep without --vary is a usage error" 2 "$BIN" sweep "$P"
+t "sweep --kernel" 0 "$BIN" sweep "$P" --vary reach --values none,full --kernel
+check "sweep --kernel: only patterns the kernel runs" sh -c "! grep -E 'ring|tree|inline|[0-9]+\+' '$TMP/out' | grep -v '^reach'"
 t "generate" 0 "$BIN" generate --islands 12 --seed 4 -o "$TMP/g.json"
 check "generated topology validates" "$BIN" validate "$TMP/g.json"
+
+# ---- export and --apply (no kernel module needed: the failure path) ----
+S=$TOP/six-two-regions.json
+t "optimize --kernel -o" 0 "$BIN" optimize "$P" --kernel --multicast none -o "$TMP/k.json"
+t "export to a file" 0 "$BIN" export "$TMP/k.json" "$P" -o "$TMP/k.gsched"
+check "the blob starts with the magic GSCH" sh -c "[ \"\$(head -c 4 $TMP/k.gsched)\" = GSCH ]"
+t "export -o - writes the same blob to stdout" 0 sh -c "'$BIN' export '$TMP/k.json' '$P' -o - > '$TMP/k2.gsched'"
+check "the same bytes" cmp "$TMP/k.gsched" "$TMP/k2.gsched"
+t "export --start-seq 1000 --ranks (reversed)" 0 sh -c "'$BIN' export '$TMP/k.json' '$P' --start-seq 1000 --ranks TYO,SIN,SEO,NYC,LON,LAX,FRA,BAR,AMS > '$TMP/k3.gsched'"
+check "start_seq 1000 is at offset 8 (little-endian u64)" sh -c "[ \"\$(od -An -tu8 -j8 -N8 $TMP/k3.gsched | tr -d ' ')\" = 1000 ]"
+if script -qc true /dev/null >/dev/null 2>&1; then
+	t "export refuses to write binary to a terminal" 0 script -qec "'$BIN' export '$TMP/k.json' '$P'; [ \$? -eq 2 ]" "$TMP/tty.log"
+	check "and says why" grep -q "refusing to write a binary schedule to a terminal" "$TMP/tty.log"
+fi
+cat >"$TMP/ring.json" <<'J'
+{"rounds":[{"cliques":[{"members":["AMS","FRA"],"pattern":"unicast"},{"members":["BAR","LON","NYC"],"pattern":"ring"}]}]}
+J
+t "export of a ring clique exits 4" 4 "$BIN" export "$TMP/ring.json" "$P" -o "$TMP/r.gsched"
+check "naming the clique and the patterns the kernel runs" grep -q 'rounds\[0\].cliques\[1\]: pattern "ring" cannot be executed by the kernel (multicast, unicast, rs_multicast, aggregator)' "$TMP/err"
+t "optimize without --kernel, no multicast, kernel patterns" 0 "$BIN" optimize "$P" --multicast none --patterns unicast,aggregator -o "$TMP/tl.json"
+t "export of that weighted two-level optimum exits 4" 4 "$BIN" export "$TMP/tl.json" "$P" -o "$TMP/r.gsched"
+check "a clique would count a group twice" grep -q "which would be counted twice" "$TMP/err"
+t "simulate --kernel of a ring clique exits 4" 4 "$BIN" simulate "$P" "$TMP/ring.json" --kernel
+check "with the same message as export" grep -q 'rounds\[0\].cliques\[1\]: pattern "ring" cannot be executed by the kernel' "$TMP/err"
+t "export with a bad --ranks is a usage error" 2 "$BIN" export "$TMP/k.json" "$P" --ranks AMS,XYZ -o "$TMP/r.gsched"
+check "naming the island" grep -q 'unknown island "XYZ"' "$TMP/err"
+t "export with arguments swapped exits 3" 3 "$BIN" export "$P" "$TMP/k.json" -o "$TMP/r.gsched"
+t "export --netns without --apply is a usage error" 2 "$BIN" export "$TMP/k.json" "$P" --netns x
+t "export --apply with a bad target is a usage error" 2 "$BIN" export "$TMP/k.json" "$P" --apply 0xZZ
+t "export --apply without the module exits 5" 5 "$BIN" export "$TMP/k.json" "$P" --apply 0x2a:3 --family-file "$TMP/no-such-family"
+check "saying the module is not loaded" grep -q "gsync kernel module is not loaded" "$TMP/err"
+check "and writing no blob to stdout" test ! -s "$TMP/out"
+t "optimize --apply without the module exits 5" 5 "$BIN" optimize "$S" --apply 42 --family-file "$TMP/no-such-family"
+check "after printing the optimum" grep -q "^optimum" "$TMP/out"
+t "optimize --apply --objective gossip is a usage error" 2 "$BIN" optimize "$S" --apply 42 --objective gossip
+t "optimize --ranks without --apply is a usage error" 2 "$BIN" optimize "$S" --ranks E1
 echo "1..$n"
 exit $fail

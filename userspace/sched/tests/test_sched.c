@@ -3,6 +3,7 @@
  * optimizer vs exhaustive search, JSON errors.  argv[1]: topologies dir. */
 #include "gs.h"
 #include "structure.h"
+#include "test.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,7 +13,7 @@
 static int n_test, n_fail;
 static const char *dir = "../../topologies";
 
-static void ok(int cond, const char *fmt, ...)
+void ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 	n_test++;
@@ -31,7 +32,7 @@ static int near(double a, double b, double rel)
 	return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-12;
 }
 
-static int load(const char *name, gs_topo *t)
+int load(const char *name, gs_topo *t)
 {
 	char p[512];
 	gs_err e;
@@ -484,6 +485,7 @@ int main(int argc, char **argv)
 	test_ring_order();
 	test_generate();
 	test_optimizer(&nine, &pub);
+	test_export(&nine, &pub);
 	gs_topo_free(&nine);
 	gs_topo_free(&pub);
 	printf("1..%d\n", n_test);

@@ -1,0 +1,276 @@
+/* test_export.c - schedules on topologies turned into kernel blobs
+ * (export*.c): byte-exact blobs, rank mapping, relays, unicast results,
+ * and every refusal with its JSON path; the optimizer's --kernel mode. */
+#include "sched_export.h"
+#include "test.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* export JSON on T; returns the gs_export code, the blob in X (free it) */
+static int ex(const gs_topo *t, const char *json, const gs_export_opts *o, gs_export_ctx *x,
+	      gs_err *e)
+{
+	gs_sched s;
+	gs_export_opts none = { 0 };
+	e->msg[0] = 0;
+	memset(x, 0, sizeof(*x));
+	if (gs_sched_parse(json, t, &s, e)) {
+		printf("# parse: %s\n", e->msg);
+		return 99;
+	}
+	int rc = gs_export(x, t, &s, o ? o : &none, e);
+	gs_sched_free(&s);
+	return rc;
+}
+
+static void refused(const gs_topo *t, const char *json, const gs_export_opts *o, int code,
+		    const char *msg, const char *what)
+{
+	gs_export_ctx x;
+	gs_err e;
+	int rc = ex(t, json, o, &x, &e);
+	int good = rc == code && strstr(e.msg, msg);
+	if (!good)
+		printf("# rc %d '%s', want %d '%s'\n", rc, e.msg, code, msg);
+	ok(good, "export refuses: %s", what);
+	gs_export_free(&x);
+}
+
+/* expected blob: header fields, then cliques {round,pat,flags,agg,k} and
+ * their members */
+typedef struct { int round, pat, flags, agg, k; uint16_t m[9]; } kq;
+
+static int same_blob(const gs_export_ctx *x, int nranks, unsigned idle, int nrounds, uint64_t seq,
+		     uint32_t block, const kq *q, int nc)
+{
+	size_t nm = 0;
+	for (int i = 0; i < nc; i++)
+		nm += (size_t)q[i].k;
+	size_t len = GSYNC_SCHED_BLOB_LEN((size_t)nc, nm);
+	unsigned char *b = calloc(1, len);
+	struct gsync_sched_hdr h = { .magic = GSYNC_SCHED_MAGIC, .version = GSYNC_SCHED_VERSION,
+				     .hdr_len = sizeof(h), .start_seq = seq, .block_bytes = block,
+				     .nranks = (uint16_t)nranks, .nrounds = (uint16_t)nrounds,
+				     .ncliques = (uint16_t)nc, .nmembers = (uint16_t)nm };
+	h.idle[0] = (uint8_t)idle;
+	memcpy(b, &h, sizeof(h));
+	uint16_t *mem = (uint16_t *)(b + sizeof(h) + (size_t)nc * sizeof(struct gsync_sched_clique));
+	for (int i = 0, first = 0; i < nc; i++) {
+		struct gsync_sched_clique c = { .round = (uint16_t)q[i].round, .pattern = (uint8_t)q[i].pat,
+						.flags = (uint8_t)q[i].flags, .first = (uint16_t)first,
+						.nmembers = (uint16_t)q[i].k, .aggregator = (uint16_t)q[i].agg };
+		memcpy(b + sizeof(h) + (size_t)i * sizeof(c), &c, sizeof(c));
+		memcpy(mem + first, q[i].m, sizeof(uint16_t) * (size_t)q[i].k);
+		first += q[i].k;
+	}
+	int same = x->blob && x->len == len && !memcmp(x->blob, b, len);
+	if (!same && x->blob)
+		for (size_t i = 0; i < len && i < x->len; i++)
+			if (x->blob[i] != b[i]) {
+				printf("# byte %zu: got 0x%02x, want 0x%02x (len %zu vs %zu)\n", i, x->blob[i], b[i],
+				       x->len, len);
+				break;
+			}
+	free(b);
+	return same;
+}
+
+/* ranks: AMS 0, BAR 1, FRA 2, LAX 3, LON 4, NYC 5, SEO 6, SIN 7, TYO 8 */
+#define GRID "{\"chunk_bytes\":5000,\"rounds\":[{\"cliques\":[" \
+	"{\"members\":[\"AMS\",\"FRA\",\"LON\"],\"pattern\":\"rs_multicast\"}," \
+	"{\"members\":[\"NYC\",\"BAR\",\"LAX\"],\"pattern\":\"unicast\"}," \
+	"{\"members\":[\"SEO\",\"SIN\",\"TYO\"],\"pattern\":\"aggregator\",\"aggregator\":\"TYO\"}]}," \
+	"{\"cliques\":[{\"members\":[\"AMS\",\"BAR\",\"SEO\"],\"pattern\":\"%s\",\"weights\":[%s]}," \
+	"{\"members\":[\"FRA\",\"NYC\",\"SIN\"],\"pattern\":\"aggregator\",\"aggregator\":\"FRA\"}," \
+	"{\"members\":[\"TYO\",\"LON\",\"LAX\"],\"pattern\":\"unicast\"}]}]}"
+
+static void grid(const gs_topo *nine)
+{
+	char json[2048];
+	gs_export_ctx x;
+	gs_err e;
+	gs_export_opts o = { .start_seq = 7 };
+	const int RS = GSYNC_PAT_RS_MULTICAST, AG = GSYNC_PAT_AGGREGATOR, UC = GSYNC_PAT_UNICAST;
+	const int UF = GSYNC_SCF_UNICAST;
+	kq want[] = { { 0, RS, 0, 0, 3, { 0, 2, 4 } }, { 0, UC, 0, 0, 3, { 1, 3, 5 } },
+		      { 0, AG, 0, 8, 3, { 6, 7, 8 } }, { 1, GSYNC_PAT_MULTICAST, 0, 0, 3, { 0, 1, 6 } },
+		      { 1, AG, 0, 2, 3, { 2, 5, 7 } }, { 1, UC, 0, 0, 3, { 3, 4, 8 } } };
+	snprintf(json, sizeof(json), GRID, "multicast", "0.3333333333,0.3333333333,0.3333333333");
+	int rc = ex(nine, json, &o, &x, &e);
+	ok(!rc && same_blob(&x, 9, 0, 2, 7, 5008, want, 6),
+	   "3x3 grid: byte-exact blob (patterns, aggregators, sorted members, block 5000 -> 5008) %s", e.msg);
+	gs_export_free(&x);
+
+	snprintf(json, sizeof(json), GRID, "unicast", "0.3333333333,0.3333333333,0.3333333333");
+	o.no_multicast = 1;
+	want[0].flags = want[2].flags = want[4].flags = UF;
+	want[3].pat = UC;
+	rc = ex(nine, json, &o, &x, &e);
+	ok(!rc && same_blob(&x, 9, 0, 2, 7, 5008, want, 6),
+	   "3x3 grid, --no-multicast: results of rs_multicast/aggregator by unicast %s", e.msg);
+	gs_export_free(&x);
+
+	snprintf(json, sizeof(json), GRID, "multicast", "0.3333333333,0.3333333333,0.3333333333");
+	refused(nine, json, &o, GS_EXPORT_REFUSED,
+		"rounds[1].cliques[0]: pattern \"multicast\" needs multicast, which --no-multicast rules out",
+		"multicast with --no-multicast");
+	snprintf(json, sizeof(json), GRID, "multicast", "0.5,0.25,0.25");
+	o.no_multicast = 0;
+	refused(nine, json, &o, GS_EXPORT_REFUSED,
+		"rounds[1].cliques[0].weights[0]: 0.5 for \"AMS\", but its value holds 3 of the 9 contributions",
+		"weights that are not the members' shares (gossip mixing)");
+}
+
+#define ONE9(pat, agg) "{\"rounds\":[{\"cliques\":[{\"members\":[\"AMS\",\"BAR\",\"FRA\",\"LAX\"," \
+	"\"LON\",\"NYC\",\"SEO\",\"SIN\",\"TYO\"],\"pattern\":\"" pat "\"" agg "}]}]}"
+
+static void one_clique(const gs_topo *nine)
+{
+	gs_export_ctx x;
+	gs_err e;
+	kq want[] = { { 0, GSYNC_PAT_AGGREGATOR, 0, 5, 9, { 0, 1, 2, 3, 4, 5, 6, 7, 8 } } };
+	int rc = ex(nine, ONE9("aggregator", ",\"aggregator\":\"NYC\""), NULL, &x, &e);
+	ok(!rc && same_blob(&x, 9, 0, 1, 0, 1u << 20, want, 1),
+	   "one clique of 9 via NYC: byte-exact blob, default chunk 1 MiB %s", e.msg);
+	gs_export_free(&x);
+	gs_export_opts o = { .ranks = "TYO,SIN,SEO,NYC,LON,LAX,FRA,BAR,AMS" };
+	want[0].agg = 3;
+	rc = ex(nine, ONE9("aggregator", ",\"aggregator\":\"NYC\""), &o, &x, &e);
+	ok(!rc && same_blob(&x, 9, 0, 1, 0, 1u << 20, want, 1), "--ranks in reverse: NYC is rank 3 %s", e.msg);
+	gs_export_free(&x);
+	rc = ex(nine, "{\"rounds\":[{\"cliques\":[{\"members\":[\"AMS\"]}]},{\"cliques\":[{\"members\":[\"AMS\","
+		 "\"BAR\",\"FRA\",\"LAX\",\"LON\",\"NYC\",\"SEO\",\"SIN\",\"TYO\"],\"pattern\":\"unicast\"}]}]}",
+		NULL, &x, &e);
+	ok(!rc && x.len > 0 && ((struct gsync_sched_hdr *)x.blob)->nrounds == 1 && x.cl[0].round == 0,
+	   "a round of one-member cliques (no-ops) is left out %s", e.msg);
+	gs_export_free(&x);
+	rc = ex(nine, ONE9("auto", ""), NULL, &x, &e);
+	ok(!rc && x.cl[0].pattern >= GSYNC_PAT_MULTICAST && x.cl[0].pattern < GSYNC_PAT_MAX,
+	   "auto resolves to a pattern the kernel runs (%s) %s", gs_blob_pat_name(x.cl[0].pattern), e.msg);
+	gs_export_free(&x);
+}
+
+static void relays(void)
+{
+	gs_topo star;
+	gs_export_ctx x;
+	gs_err e;
+	if (load("four-star.json", &star)) {
+		ok(0, "load four-star");
+		return;
+	}
+	const char *hub = "{\"rounds\":[{\"cliques\":[{\"members\":[\"W\",\"X\",\"Y\",\"Z\"],"
+			  "\"pattern\":\"aggregator\",\"aggregator\":\"H\"}]}]}";
+	const char *rel[] = { "H=4" }, *gap[] = { "H=5" }, *isl[] = { "W=4" };
+	gs_export_opts o = { .relays = rel, .nrelays = 1 };
+	kq want[] = { { 0, GSYNC_PAT_AGGREGATOR, 0, 4, 5, { 0, 1, 2, 3, 4 } } };
+	int rc = ex(&star, hub, &o, &x, &e);
+	ok(!rc && same_blob(&x, 5, 0x10, 1, 0, 1u << 20, want, 1),
+	   "PoP aggregator with --relay H=4: rank 4 idle, a member, the aggregator %s", e.msg);
+	gs_export_free(&x);
+	refused(&star, hub, NULL, GS_EXPORT_REFUSED,
+		"rounds[0].cliques[0].aggregator: \"H\" is a network node: run a gsync rank there and give --relay H=RANK",
+		"PoP aggregator without --relay");
+	o.relays = gap;
+	refused(&star, hub, &o, GS_EXPORT_BADOPT, "--relay H=5: relays take the ranks after the islands' 0..3: 4..4",
+		"a relay rank leaving a gap");
+	o.relays = isl;
+	refused(&star, hub, &o, GS_EXPORT_BADOPT, "--relay W=4: \"W\" is an island", "a relay at an island");
+	gs_topo_free(&star);
+}
+
+static void refusals(const gs_topo *nine, const gs_topo *pub)
+{
+	const char *ring = "{\"rounds\":[{\"cliques\":[{\"members\":[\"AMS\",\"FRA\"],\"pattern\":\"unicast\"},"
+			   "{\"members\":[\"BAR\",\"LON\",\"NYC\"],\"pattern\":\"ring\"}]}]}";
+	refused(nine, ring, NULL, GS_EXPORT_REFUSED,
+		"rounds[0].cliques[1]: pattern \"ring\" cannot be executed by the kernel (multicast, unicast, rs_multicast, aggregator)",
+		"ring");
+	refused(nine, ONE9("tree", ""), NULL, GS_EXPORT_REFUSED, "pattern \"tree\" cannot be executed", "tree");
+	refused(nine, ONE9("inline", ""), NULL, GS_EXPORT_REFUSED, "pattern \"inline\" cannot be executed", "inline");
+	refused(pub, ONE9("multicast", ""), NULL, GS_EXPORT_REFUSED,
+		"rounds[0].cliques[0]: pattern \"multicast\" needs multicast, which island \"AMS\" does not have",
+		"multicast on a topology without it");
+	refused(nine, "{\"rounds\":[{\"cliques\":[{\"members\":[\"AMS\",\"LON\"],\"pattern\":\"aggregator\",\"aggregator\":\"FRA\"}]}]}",
+		NULL, GS_EXPORT_REFUSED, "rounds[0].cliques[0].aggregator: island \"FRA\" is not a member",
+		"an aggregator island outside the clique");
+	/* the optimizer's weighted two-level shape: FRA and SIN both hold group 1 */
+	refused(nine, "{\"rounds\":[{\"cliques\":[{\"members\":[\"AMS\",\"FRA\",\"SEO\",\"SIN\",\"TYO\"],\"pattern\":\"unicast\"},"
+		      "{\"members\":[\"BAR\",\"LAX\",\"LON\",\"NYC\"],\"pattern\":\"unicast\"}]},"
+		      "{\"cliques\":[{\"members\":[\"FRA\",\"LON\",\"SIN\"],\"pattern\":\"unicast\"}]}]}",
+		NULL, GS_EXPORT_REFUSED,
+		"rounds[1].cliques[0]: the values of \"FRA\" (rank 2) and \"SIN\" (rank 7) both cover \"AMS\" (rank 0)",
+		"a clique meeting a group twice (counted twice)");
+	refused(nine, "{\"rounds\":[{\"cliques\":[{\"members\":[\"AMS\"]},{\"members\":[\"BAR\"]}]},"
+		      "{\"cliques\":[{\"members\":[\"AMS\",\"BAR\",\"FRA\",\"LAX\",\"LON\",\"NYC\",\"SEO\",\"SIN\"],\"pattern\":\"ring\"}]}]}",
+		NULL, GS_EXPORT_REFUSED, "rounds[1].cliques[0]: pattern \"ring\"",
+		"one-member cliques are dropped, paths still name the file's rounds");
+	refused(nine, "{\"rounds\":[{\"cliques\":[{\"members\":[\"AMS\",\"BAR\",\"FRA\",\"LAX\",\"LON\",\"NYC\",\"SEO\",\"SIN\"],\"pattern\":\"unicast\"}]}]}",
+		NULL, GS_EXPORT_REFUSED,
+		"after the last round \"AMS\" (rank 0) covers 8 of the 9 contributing ranks (\"TYO\" (rank 8) is missing)",
+		"an island left out");
+	gs_export_opts o = { .ranks = "AMS,BAR" };
+	refused(nine, ONE9("unicast", ""), &o, GS_EXPORT_BADOPT, "--ranks: island \"FRA\" is missing", "--ranks incomplete");
+	o.ranks = "AMS,BAR,AMS";
+	refused(nine, ONE9("unicast", ""), &o, GS_EXPORT_BADOPT, "--ranks: island \"AMS\" is listed twice", "--ranks duplicate");
+	o.ranks = "AMS,XYZ";
+	refused(nine, ONE9("unicast", ""), &o, GS_EXPORT_BADOPT, "--ranks: unknown island \"XYZ\"", "--ranks unknown id");
+}
+
+/* the optimizer's kernel mode gives schedules the kernel accepts */
+static void kernel_optimum(const gs_topo *nine, const gs_topo *pub)
+{
+	gs_topo six, nomc, seven;
+	gs_err e;
+	int l6 = load("six-two-regions.json", &six), l7 = gs_gen_synthetic(&seven, 7, 3, &e);
+	gs_topo_clone(nine, &nomc);
+	nomc.mc_mode = GS_MC_NONE;
+	const gs_topo *ts[5] = { nine, &nomc, pub };
+	int n = 3;
+	if (!l6)
+		ts[n++] = &six;
+	if (!l7)
+		ts[n++] = &seven;
+	for (int i = 0; i < n; i++) {
+		gs_params p = { 256.0 * 1024 * 1024, 4.0 * 1024 * 1024, ts[i]->overhead_us * 1e-6 };
+		gs_model *m = gs_model_new(ts[i], &p);
+		gs_opt_cfg cfg;
+		gs_opt_out out;
+		gs_export_ctx x;
+		gs_export_opts o = { 0 };
+		gs_opt_defaults(&cfg);
+		cfg.kernel = 1;
+		int rc = gs_optimize_exact(m, ts[i], &cfg, &out);
+		int xrc = rc ? -9 : gs_export(&x, ts[i], &out.best, &o, &e);
+		ok(!rc && !xrc, "%s%s: the --kernel optimum exports and passes the kernel's rules %s",
+		   ts[i]->name, ts[i] == &nomc ? " (no multicast)" : "", xrc ? e.msg : "");
+		if (!rc) {
+			gs_export_free(&x);
+			gs_opt_out_free(&out);
+		}
+		gs_model_free(m);
+	}
+	gs_topo_free(&nomc);
+	if (!l6)
+		gs_topo_free(&six);
+	if (!l7)
+		gs_topo_free(&seven);
+}
+
+static void kernel_block(void)
+{
+	ok(gs_kernel_block(16384, 4 << 20) == 16384 && gs_kernel_block(16384, 256 << 20) == 65536 &&
+	   gs_kernel_block(5000, 1 << 30) == 262144 && gs_kernel_block(1000, 2000) == 2000,
+	   "kernel block size: block_bytes, raised to <= 4096 blocks, at most the operation");
+}
+
+void test_export(const gs_topo *nine, const gs_topo *pub)
+{
+	kernel_block();
+	test_blob_rules();
+	grid(nine);
+	one_clique(nine);
+	relays();
+	refusals(nine, pub);
+	kernel_optimum(nine, pub);
+}
