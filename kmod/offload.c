@@ -875,23 +875,54 @@ static const char *const gsync_oc_names[GSYNC_OC_MAX] = {
 };
 
 /*
- * "name value" lines: the counters, then two gauges: agent_registered (0
- * or 1) and jobs_active (accepted jobs not finished yet).
+ * Gauges. Lock held. @active: accepted jobs not finished yet. @held: those
+ * of them of which the agent holds a piece: handed to one of its FETCHes
+ * (BUSY slot), neither committed nor taken back. A held job is QUEUED, so
+ * it can only end by the agent's commits or by a fallback (or a cancel).
+ */
+static void gsync_offload_count_jobs(unsigned int *active, unsigned int *held)
+{
+	struct gsync_offload_job *oj;
+
+	lockdep_assert_held(&gsync_offload_lock);
+	*active = 0;
+	*held = 0;
+	list_for_each_entry(oj, &gsync_off.active, active_node) {
+		(*active)++;
+		if (oj->busy)
+			(*held)++;
+	}
+}
+
+unsigned int gsync_offload_jobs_held(void)
+{
+	unsigned int active, held;
+
+	mutex_lock(&gsync_offload_lock);
+	gsync_offload_count_jobs(&active, &held);
+	mutex_unlock(&gsync_offload_lock);
+	return held;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_offload_jobs_held);
+
+/*
+ * "name value" lines: the counters, then three gauges: agent_registered
+ * (0 or 1), jobs_active and jobs_held (see gsync_offload_count_jobs()).
+ * The counters are read before the gauges, so a job counted in jobs_held
+ * has not fallen back yet in the counters printed with it.
  */
 int gsync_offload_show(struct seq_file *m, void *v)
 {
-	struct gsync_offload_job *oj;
-	unsigned int active = 0;
+	unsigned int active, held;
 	int i;
 
 	for (i = 0; i < GSYNC_OC_MAX; i++)
 		seq_printf(m, "%s %llu\n", gsync_oc_names[i],
 			   gsync_offload_counter(i));
 	mutex_lock(&gsync_offload_lock);
-	list_for_each_entry(oj, &gsync_off.active, active_node)
-		active++;
-	seq_printf(m, "agent_registered %d\njobs_active %u\n",
-		   !!gsync_off.agent, active);
+	gsync_offload_count_jobs(&active, &held);
+	seq_printf(m, "agent_registered %d\njobs_active %u\njobs_held %u\n",
+		   !!gsync_off.agent, active, held);
 	mutex_unlock(&gsync_offload_lock);
 	return 0;
 }

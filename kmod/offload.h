@@ -98,6 +98,7 @@ enum gsync_offload_counter {
 };
 
 u64 gsync_offload_counter(enum gsync_offload_counter c);
+unsigned int gsync_offload_jobs_held(void);
 
 int gsync_offload_check_register(const struct gsync_offload_register *r);
 struct gsync_offload_agent *gsync_offload_agent_alloc(void);

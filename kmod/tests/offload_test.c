@@ -358,18 +358,22 @@ static void gsync_offload_fallbacks(struct kunit *test)
 	t_agent_up(test, &ta);
 	KUNIT_EXPECT_EQ(test, t_fetch(&ta, 0), -EIOCBQUEUED);
 	KUNIT_EXPECT_EQ(test, eng->submit(eng, &a->job), 0);
+	KUNIT_EXPECT_EQ(test, gsync_offload_jobs_held(), 1U);
 	id = t_desc(&ta, 0)->job_id;
 	/* garbage in the output area must not leak into the result */
 	memset((u8 *)ta.a->region + t_desc(&ta, 0)->out_off, 0x5a, 1024);
 	KUNIT_EXPECT_EQ(test, t_commit(&ta, 0, id, -EIO), -EIOCBQUEUED);
 	t_expect_result(test, a);
 	KUNIT_EXPECT_EQ(test, DELTA(GSYNC_OC_FB_ERROR, err), 1ULL);
+	KUNIT_EXPECT_EQ(test, gsync_offload_jobs_held(), 0U);
 
 	gsync_offload_set_timeout_ms(1);
 	KUNIT_EXPECT_EQ(test, eng->submit(eng, &b->job), 0);
 	id = t_desc(&ta, 0)->job_id;
 	msleep(20);
 	gsync_offload_expire();
+	/* taken back: the agent's piece no longer counts as held */
+	KUNIT_EXPECT_EQ(test, gsync_offload_jobs_held(), 0U);
 	t_expect_result(test, b);
 	KUNIT_EXPECT_EQ(test, DELTA(GSYNC_OC_FB_TIMEOUT, tmo), 1ULL);
 	gsync_offload_set_timeout_ms(saved);
@@ -380,7 +384,9 @@ static void gsync_offload_fallbacks(struct kunit *test)
 
 	/* c has one piece in the slot and more queued when the agent goes */
 	KUNIT_EXPECT_EQ(test, eng->submit(eng, &c->job), 0);
+	KUNIT_EXPECT_EQ(test, gsync_offload_jobs_held(), 1U);
 	gsync_offload_agent_release(ta.a);
+	KUNIT_EXPECT_EQ(test, gsync_offload_jobs_held(), 0U);
 	t_expect_result(test, c);
 	KUNIT_EXPECT_EQ(test, DELTA(GSYNC_OC_FB_GONE, gone), 1ULL);
 	gsync_offload_flush();

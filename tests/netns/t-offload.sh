@@ -19,7 +19,8 @@ fi
 
 ctr() { awk -v n="$1" '$1 == n {print $2}' "$stats"; }
 snap() { cp "$stats" "$tmp/snap.$1"; }
-delta() { echo $(( $(ctr "$2") - $(awk -v n="$2" '$1 == n {print $2}' "$tmp/snap.$1") )); }
+sval() { awk -v n="$2" '$1 == n {print $2}' "$tmp/snap.$1"; }	# sval SNAP NAME
+delta() { echo $(( $(ctr "$2") - $(sval "$1" "$2") )); }
 wait_for() {	# wait_for TRIES CMD...: poll every 0.1 s
 	local n=$1
 	shift
@@ -28,6 +29,30 @@ wait_for() {	# wait_for TRIES CMD...: poll every 0.1 s
 }
 registered() { [ "$(ctr agent_registered)" = 1 ]; }
 unregistered() { [ "$(ctr agent_registered)" = 0 ]; }
+frozen() {	# every thread of the agent is stopped
+	local st
+	for st in /proc/"$AGENT_PID"/task/*/stat; do
+		[ "$(sed 's/.*) //; s/ .*//' "$st")" = T ] || return 1
+	done
+}
+# freeze_holding SNAP BASE: stop the agent (SIGSTOP) and succeed if it then
+# holds fetched jobs (jobs_held; jobs_active also counts jobs queued in the
+# kernel that no FETCH took) and has completed some since snap BASE (it is
+# mid-run); snap SNAP has the counters of that moment. Else let it go on.
+# Frozen, it cannot commit what it holds, so a signal sent next finds it
+# holding them; reading the gauge of a running agent would race with its
+# next commit.
+freeze_holding() {
+	kill -STOP "$AGENT_PID"
+	if wait_for 50 frozen; then
+		snap "$1"
+		[ "$(sval "$1" jobs_held)" -gt 0 ] &&
+			[ "$(sval "$1" jobs_offloaded)" -gt "$(sval "$2" jobs_offloaded)" ] &&
+			return 0
+	fi
+	kill -CONT "$AGENT_PID"
+	return 1
+}
 AGENT_PID=
 start_agent() {	# start_agent LOG ARGS...
 	local log=$1
@@ -63,8 +88,8 @@ gs_ok "jobs larger than a slot were cut into pieces ($(delta a pieces_committed)
 gs_ok "no bad commands from the agent" test "$(delta a bad_commands)" -eq 0
 
 # ---- 2. agent killed mid-run -> CPU fallback ------------------------------
-# The agent holds every batch 100 ms (under the 200 ms deadline), so jobs
-# are inside it when it is killed.
+# The agent holds every batch 100 ms (under the 200 ms deadline); it is
+# frozen while it holds some (freeze_holding), then killed.
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
 gs_ok "agent restarts with --delay-ms 100" start_agent "$tmp/agent2.log" --delay-ms "$(gs_pick 100 1000)"
 snap b
@@ -74,9 +99,12 @@ GS_RANK_ARGS=()
 	--dtypes fp32,bf16 --ops sum,avg --sizes 50000 --iters 4 \
 	--timeout-ms 20000 > "$tmp/g2.tap"; echo $? > "$tmp/g2.rc") &
 grp=$!
-held() { [ "$(ctr jobs_active)" -gt 0 ] && [ "$(delta b jobs_offloaded)" -gt 0 ]; }
-held_d() { [ "$(ctr jobs_active)" -gt 0 ] && [ "$(delta d jobs_offloaded)" -gt 0 ]; }
-gs_ok "agent holds jobs mid-run" wait_for 300 held
+if wait_for 300 freeze_holding k b; then
+	gs_pass "agent holds fetched jobs mid-run ($(sval k jobs_held) held, $(sval k jobs_active) active)"
+else
+	gs_fail "agent holds fetched jobs mid-run (never seen holding one)"
+	snap k
+fi
 kill -KILL "$AGENT_PID"
 wait "$AGENT_PID" 2>/dev/null
 wait $grp
@@ -84,8 +112,17 @@ cat "$tmp/g2.tap"
 [ "$(cat "$tmp/g2.rc")" = 0 ] || GS_FAILED=1
 gs_ok "the kernel noticed the agent's death (agent_lost +$(delta b agent_lost))" \
 	wait_for 50 unregistered
-fbk=$(( $(delta b fallback_agent_gone) + $(delta b fallback_timeout) ))
-gs_ok "jobs the dead agent held were computed by the CPU ($fbk fallbacks)" test "$fbk" -ge 1
+# A job held at snap k had no error committed for it (that takes it back)
+# and the frozen agent commits nothing more, so it ends as exactly one
+# fallback counted after snap k: fallback_timeout or fallback_agent_gone,
+# or fallback_agent_error should a commit the agent had queued in the
+# kernel still run as it dies. (jobs_cancelled would be no CPU
+# computation; the group's results are checked above.)
+held=$(sval k jobs_held)
+fbk=$(( $(delta k fallback_agent_gone) + $(delta k fallback_timeout) +
+	$(delta k fallback_agent_error) ))
+gs_ok "jobs the dead agent held were computed by the CPU ($held held, $fbk fallbacks)" \
+	test "$fbk" -ge "$held" -a "$fbk" -ge 1
 gs_ok "operations after the death used the CPU ($(delta b jobs_cpu) cpu jobs)" \
 	test "$(delta b jobs_cpu)" -ge 1
 gs_ok "no job left behind (jobs_active $(ctr jobs_active))" test "$(ctr jobs_active)" -eq 0
@@ -102,8 +139,8 @@ gs_ok "offload resumed ($(delta c jobs_offloaded) of 36 offloaded)" \
 # ---- 4. SIGTERM hands held jobs back and exits 0 ---------------------------
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
 gs_ok "agent exits 0 on SIGTERM when idle" test $? -eq 0
-# Jobs stay 2 s in the agent (deadline raised to 5 s), so SIGTERM lands
-# while it holds some.
+# Jobs stay 2 s in the agent (deadline raised to 5 s); SIGTERM is sent
+# while it is frozen holding some, and takes effect when it goes on.
 echo "$(gs_pick 5000 30000)" > "$params/offload_timeout_ms"
 start_agent "$tmp/agent4.log" --delay-ms 2000 || gs_fail "agent start (SIGTERM test)"
 snap d
@@ -112,8 +149,13 @@ snap d
 	--dtypes fp32 --ops sum,min --sizes 30000 --iters 3 \
 	--timeout-ms 20000 > "$tmp/g4.tap"; echo $? > "$tmp/g4.rc") &
 grp=$!
-gs_ok "agent holds jobs before SIGTERM" wait_for 300 held_d
+if wait_for 300 freeze_holding l d; then
+	gs_pass "agent holds fetched jobs before SIGTERM ($(sval l jobs_held) held)"
+else
+	gs_fail "agent holds fetched jobs before SIGTERM (never seen holding one)"
+fi
 kill -TERM "$AGENT_PID"
+kill -CONT "$AGENT_PID"
 wait "$AGENT_PID"
 rc=$?
 wait $grp
