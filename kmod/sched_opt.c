@@ -229,9 +229,9 @@ struct gsync_sched *gsync_sched_for_seq(struct gsync_group *g, u64 seq)
 }
 
 /*
- * getsockopt(GSYNC_SCHEDULE): the blob in effect for the next operation
- * (length 0 for the default schedule). Copies what fits and reports the
- * full length, so callers can size their buffer. Under lock_sock.
+ * getsockopt(GSYNC_SCHEDULE): the blob most recently loaded (pending or in
+ * effect), or length 0 for the default schedule. A buffer too small for
+ * the blob is ERANGE with optlen set to the size needed. Under lock_sock.
  */
 int gsync_sched_getsockopt(struct gsync_group *g, char __user *optval,
 			   int __user *optlen, int len)
@@ -244,12 +244,12 @@ int gsync_sched_getsockopt(struct gsync_group *g, char __user *optval,
 	spin_lock_bh(&g->lock);
 	s = gsync_sched_get(g->sched_next ? g->sched_next : g->sched);
 	spin_unlock_bh(&g->lock);
-	if (s->tag) {
-		if (copy_to_user(optval, s->blob, min_t(u32, len, s->blob_len)))
-			err = -EFAULT;
-		else if (put_user(s->blob_len, optlen))
-			err = -EFAULT;
-	} else if (put_user(0, optlen)) {
+	if (!s->tag) {
+		err = put_user(0, optlen) ? -EFAULT : 0;
+	} else if (len < s->blob_len) {
+		err = put_user(s->blob_len, optlen) ? -EFAULT : -ERANGE;
+	} else if (copy_to_user(optval, s->blob, s->blob_len) ||
+		   put_user(s->blob_len, optlen)) {
 		err = -EFAULT;
 	}
 	gsync_sched_put(s);

@@ -424,6 +424,14 @@ static bool reducible(struct top *t, unsigned int round, u32 b)
 	return test_bit(b, t->op->reducible[round]);
 }
 
+/* Block b of the row (round 0): both other members' values, reduced. */
+static void top_row_block(struct top *t, u32 b)
+{
+	gsync_op_block_in(t->g, t->op, 0, b);
+	gsync_op_block_in(t->g, t->op, 0, b);
+	gsync_op_reduced(t->g, t->op, 0, b);
+}
+
 /* Rank 4: row {3,4,5} by unicast, then owns block 1 of column {1,4,7}. */
 static void gsync_sched_op_grid(struct kunit *test)
 {
@@ -467,11 +475,8 @@ static void gsync_sched_op_grid(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, test_bit(0, op->ready[1]));
 	KUNIT_EXPECT_FALSE(test, reducible(&t, 1, 0));
 	/* Block 1: after the row, it waits for ranks 1 and 7. */
-	for (b = 1; b < 3; b++) {
-		gsync_op_block_in(t.g, op, 0, b);
-		gsync_op_block_in(t.g, op, 0, b);
-		gsync_op_reduced(t.g, op, 0, b);
-	}
+	for (b = 1; b < 3; b++)
+		top_row_block(&t, b);
 	KUNIT_EXPECT_FALSE(test, reducible(&t, 1, 1));
 	gsync_op_block_in(t.g, op, 2, 1);
 	gsync_op_block_in(t.g, op, 2, 1);
@@ -502,9 +507,7 @@ static void gsync_sched_op_aggregator(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, test_bit(5, t.op->step[3].need_ack));
 	spin_lock_bh(&t.g->lock);
 	for (b = 0; b < 3; b++) {
-		gsync_op_block_in(t.g, t.op, 0, b);
-		gsync_op_block_in(t.g, t.op, 0, b);
-		gsync_op_reduced(t.g, t.op, 0, b);
+		top_row_block(&t, b);
 		KUNIT_EXPECT_FALSE(test, reducible(&t, 1, b));
 		gsync_op_block_in(t.g, t.op, 2, b);
 		gsync_op_block_in(t.g, t.op, 2, b);
@@ -529,9 +532,7 @@ static void gsync_sched_op_member(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, test_bit(2, t.op->step[2].need_ack));
 	spin_lock_bh(&t.g->lock);
 	for (b = 0; b < 3; b++) {
-		gsync_op_block_in(t.g, t.op, 0, b);
-		gsync_op_block_in(t.g, t.op, 0, b);
-		gsync_op_reduced(t.g, t.op, 0, b);
+		top_row_block(&t, b);
 		KUNIT_EXPECT_FALSE(test, reducible(&t, 1, b));
 	}
 	for (b = 0; b < 3; b++)

@@ -66,26 +66,48 @@ def parse(blob):
     return nranks, rounds, block, idle, start_seq
 
 
+_parsed = {}
+
+
 def reference(blob, bufs, dtype, op, reduce_fn, SUM, AVG, MIN, MAX):
     """The result bits under the schedule. reduce_fn(bufs, dtype, op, divisor)
     is the flat reference of one reduction (gsync_py.reference)."""
-    nranks, rounds, _block, idle, _s = parse(blob)
-    vals = {r: (bufs[r], frozenset() if r in idle else frozenset([r]))
-            for r in range(nranks)}
-    ncontrib = nranks - len(idle)
-    for rnd in rounds:
+    if blob not in _parsed:
+        _parsed[blob] = _plan(blob)
+    plan, ncontrib = _parsed[blob]
+    vals = list(bufs)
+    for rnd in plan:
         new = {}
-        for c in rnd:
-            inputs = sorted((m for m in c["members"] if vals[m][1]),
-                            key=lambda m: min(vals[m][1]))
-            cov = frozenset().union(*(vals[m][1] for m in c["members"]))
-            divides = len(cov) == ncontrib and len(inputs) > 1
+        for members, inputs, divides in rnd:
             o = op if op in (MIN, MAX) else (AVG if op == AVG and divides else SUM)
-            out = reduce_fn([vals[m][0] for m in inputs], dtype, o, ncontrib)
-            for m in c["members"]:
-                new[m] = (out, cov)
-        vals.update(new)
-    return vals[0][0]
+            out = reduce_fn([vals[m] for m in inputs], dtype, o, ncontrib)
+            for m in members:
+                new[m] = out
+        for m, v in new.items():
+            vals[m] = v
+    return vals[0]
+
+
+def _plan(blob):
+    """Per round, per clique: members, inputs in reduction order (ascending
+    by the lowest rank each covers; empty values skipped), and whether AVG
+    divides there."""
+    nranks, rounds, _block, idle, _s = parse(blob)
+    cov = [frozenset() if r in idle else frozenset([r]) for r in range(nranks)]
+    ncontrib = nranks - len(idle)
+    plan = []
+    for rnd in rounds:
+        steps = []
+        for c in rnd:
+            inputs = sorted((m for m in c["members"] if cov[m]), key=lambda m: min(cov[m]))
+            u = frozenset().union(*(cov[m] for m in c["members"]))
+            steps.append((c["members"], inputs, len(u) == ncontrib and len(inputs) > 1))
+        for members, _i, _d in steps:
+            u = frozenset().union(*(cov[m] for m in members))
+            for m in members:
+                cov[m] = u
+        plan.append(steps)
+    return plan, ncontrib
 
 
 def to_json(rounds, islands, block):

@@ -297,6 +297,10 @@ def main():
                      "(tests/netns/gsched.py makes them)")
     run.add_argument("--switch", action="append", default=[], metavar="SEQ:FILE",
                      help="load FILE (or 'default') just before op SEQ")
+    run.add_argument("--await-push", type=int, default=0, metavar="SEQ",
+                     help="before op SEQ, wait (up to 60 s) until a schedule has "
+                     "been pushed into this socket (GSYNC_SCHEDULE_PUSH), and "
+                     "check the results against it")
     run.add_argument("--stop-after", type=int, default=0,
                      help="exit abruptly after completing this many operations")
     a = ap.parse_args()
@@ -333,6 +337,14 @@ def main():
                             with open(switches[seq], "rb") as f:
                                 blob = f.read()
                             s.setsockopt(SOL_GSYNC, GSYNC_SCHEDULE, blob)
+                    if seq == a.await_push:
+                        end = time.monotonic() + 60
+                        while time.monotonic() < end:
+                            blob = s.getsockopt(SOL_GSYNC, GSYNC_SCHEDULE, 1024) or None
+                            if blob:
+                                break
+                            time.sleep(0.05)
+                        print(f"# rank {a.rank}: pushed schedule {'seen' if blob else 'NOT seen'}")
                     t0 = time.monotonic()
                     submit(s, seq, mine, dtype, op)
                     rseq, status, data = collect(s, len(mine))

@@ -251,3 +251,15 @@ gs_group() {
 	[ "$ok" = 0 ] || GS_FAILED=1
 	return $ok
 }
+
+# gs_sched_nine DIR: nine islands 5 ms apart, and in DIR the schedule blobs
+# the schedule tests share: grid-rs (unicast rows, reduce-scatter columns),
+# grid-agg (multicast rows, aggregator columns), one (one clique).
+gs_sched_nine() {
+	local dir=$1 mk="python3 $GS_NETNS_DIR/gsched.py"
+	gs_islands_up 9
+	gs_impair delay 5ms 1ms
+	$mk grid 3 3 --row-pattern unicast --col-pattern rs_multicast --block 16384 -o "$dir/grid-rs" &&
+	$mk grid 3 3 --row-pattern multicast --col-pattern aggregator --block 16384 -o "$dir/grid-agg" &&
+	$mk clique 9 --pattern multicast --block 65536 -o "$dir/one"
+}

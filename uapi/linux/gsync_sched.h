@@ -62,7 +62,7 @@
  * ERANGE if start_seq is behind the group's next sequence number. Loading
  * a schedule replaces one still pending. getsockopt returns the most
  * recently loaded blob (pending or in effect), or length 0 for the
- * default; a short buffer gets the first bytes and optlen the full size.
+ * default; a buffer too small is ERANGE with optlen set to the size needed.
  */
 #ifndef _UAPI_LINUX_GSYNC_SCHED_H
 #define _UAPI_LINUX_GSYNC_SCHED_H
