@@ -343,11 +343,12 @@ int gsync_sched_compile(const void *blob, u32 len, u16 nranks,
 	/* members, then reduction orders (at most as many) */
 	s->tables = kmalloc_array(2 * max_t(u32, h->nmembers, 1), sizeof(u16),
 				  GFP_KERNEL);
-	s->blob = kvmemdup(blob, len, GFP_KERNEL);
+	s->blob = kvmalloc(len, GFP_KERNEL);	/* 6.1 has no kvmemdup() */
 	err = -ENOMEM;
 	if (!s->cliques || !s->clique_of || !s->cov || !s->tables || !s->blob)
 		goto fail;
 	s->blob_len = len;
+	memcpy(s->blob, blob, len);
 	memcpy(s->tables, m, h->nmembers * sizeof(u16));
 	memset(s->clique_of, 0xff, s->nrounds * nranks * sizeof(u16));
 	for (i = 0; i < h->ncliques; i++) {

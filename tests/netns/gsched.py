@@ -3,8 +3,8 @@
 
     gsched.py grid ROWS COLS [--row-pattern P] [--col-pattern P] [--block B]
               [--unicast] -o FILE      rotating grid: rows, then columns
-    gsched.py clique N [--pattern P] [--block B] -o FILE
-                                        one clique of every rank
+    gsched.py clique N [--pattern P] [--aggregator R] [--idle R,...]
+              [--block B] -o FILE       one clique of every rank
     gsched.py show FILE                 print a blob
 
 Patterns: multicast, unicast, rs_multicast, aggregator (the aggregator of a
@@ -149,6 +149,8 @@ def main():
     c = sub.add_parser("clique")
     c.add_argument("n", type=int)
     c.add_argument("--pattern", default="multicast", choices=PATTERNS)
+    c.add_argument("--aggregator", type=int, help="aggregator rank (default: the middle)")
+    c.add_argument("--idle", default="", help="ranks that contribute nothing, e.g. a PoP")
     for p in (g, c):
         p.add_argument("--block", type=int, default=65536)
         p.add_argument("--unicast", action="store_true")
@@ -176,12 +178,13 @@ def main():
         n = a.n
         cl = {"members": list(range(n)), "pattern": a.pattern}
         if a.pattern == "aggregator":
-            cl["aggregator"] = n // 2
+            cl["aggregator"] = n // 2 if a.aggregator is None else a.aggregator
         if a.pattern in ("rs_multicast", "aggregator"):
             cl["flags"] = flags
         rounds = [[cl]]
+    idle = [int(x) for x in getattr(a, "idle", "").split(",") if x]
     with open(a.output, "wb") as f:
-        f.write(build(n, rounds, a.block, start_seq=a.start_seq))
+        f.write(build(n, rounds, a.block, idle=idle, start_seq=a.start_seq))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(to_json(rounds, a.islands.split(","), a.block), f, indent=1)

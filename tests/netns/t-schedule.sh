@@ -35,5 +35,13 @@ gs_group "$tmp/u" "IPv6 unicast group, 3x3 grid with unicast aggregator" \
 	--members "$(gs_members 6 7303)" --schedule "$tmp/grid-u" \
 	--dtypes fp16,int32 --ops sum,min --sizes 9,30000 --timeout-ms 60000 --check-sample 2000
 
+# ---- an aggregator that contributes nothing (a PoP) -----------------------------
+# Rank 8 stands for a PoP: idle in the schedule, it sums the other eight
+# ranks' buffers and multicasts the result; its own buffer must not count.
+sched clique 9 --pattern aggregator --aggregator 8 --idle 8 --block 16384 -o "$tmp/pop"
+gs_group "$tmp/out-pop" "aggregator at an idle rank (PoP), 8 contributors" \
+	--members "$m4" --mcast 239.77.9.10:7410 --schedule "$tmp/pop" \
+	--dtypes fp32,int32 --ops sum,avg --sizes 3,40000 --timeout-ms 60000 --check-sample 2000
+
 rm -rf "$tmp"
 exit $GS_FAILED
