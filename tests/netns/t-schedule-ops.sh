@@ -7,11 +7,10 @@
 tmp=$(mktemp -d)
 gs_sched_nine "$tmp" || gs_fail "nine islands and schedule blobs"
 sched() { python3 tests/netns/gsched.py "$@"; }
-m4=$(gs_members 4 7300)
 
 # ---- switching between operations --------------------------------------------
 gs_group "$tmp/sw" "default, then grid at op 5, one clique at 9, default at 13" \
-	--members "$m4" --mcast 239.77.9.4:7404 --dtypes fp32 \
+	--members "$(gs_members 4 7301)" --mcast 239.77.9.4:7404 --dtypes fp32 \
 	--ops sum,avg --sizes 7,30000 --iters 4 --timeout-ms 60000 --check-sample 2000 \
 	--switch "5:$tmp/grid-rs" --switch "9:$tmp/one" --switch 13:default
 
@@ -19,13 +18,13 @@ gs_group "$tmp/sw" "default, then grid at op 5, one clique at 9, default at 13" 
 GS_RANK_ARGS=([0]="--schedule $tmp/one")
 for r in 1 2 3 4 5 6 7 8; do GS_RANK_ARGS[r]="--schedule $tmp/grid-rs"; done
 gs_group "$tmp/mis" "rank 0 on another schedule: EPROTO everywhere" \
-	--members "$m4" --mcast 239.77.9.6:7406 --dtypes fp32 --ops sum \
+	--members "$(gs_members 4 7302)" --mcast 239.77.9.6:7406 --dtypes fp32 --ops sum \
 	--sizes 20000 --expect-status 71 --timeout-ms 20000
 GS_RANK_ARGS=()
 gs_ok "the disagreement was seen as a mismatch" grep -q 'mismatches=[1-9]' "$tmp"/mis/rank*
 
 # ---- hostile blobs --------------------------------------------------------------
-gs_exec i0 python3 tests/netns/sched_api.py --members "$m4" --mcast 239.77.9.7:7407 \
+gs_exec i0 python3 tests/netns/sched_api.py --members "$(gs_members 4 7310)" --mcast 239.77.9.7:7407 \
 	--good "$tmp/grid-rs" --fuzz "$(gs_pick 3000 500)" || GS_FAILED=1
 
 # ---- pushed from outside with gsyncctl (GSYNC_SCHEDULE_PUSH) -------------------
@@ -33,13 +32,14 @@ gs_exec i0 python3 tests/netns/sched_api.py --members "$m4" --mcast 239.77.9.7:7
 # grid, pushed into each island by gsyncctl, is in place; op 2 and later
 # must then be exact under the grid.
 (gs_group "$tmp/push" "grid pushed by gsyncctl schedule load before op 2" \
-	--group 42 --members "$m4" --mcast 239.77.9.9:7409 --dtypes fp32 \
+	--group 42 --members "$(gs_members 4 7304)" --mcast 239.77.9.9:7409 --dtypes fp32 \
 	--ops sum --sizes 5000 --iters 3 --await-push 2 --timeout-ms 60000 \
 	> "$tmp/push.tap"; echo $? > "$tmp/push.rc") &
 grp=$!
 pushed=0
+# Until each island's socket has joined (ENOENT before), while the group runs.
 for id in $(gs_ids); do
-	for try in $(seq 300); do
+	while kill -0 "$grp" 2>/dev/null; do
 		gs_exec "$id" userspace/gsyncctl/gsyncctl schedule load "$tmp/grid-rs" \
 			--group 42 > "$tmp/push.$id.log" 2>&1 && { pushed=$((pushed + 1)); break; }
 		sleep 0.1
@@ -56,7 +56,7 @@ gs_ok "the later operations ran under it" grep -q 'sched_ops=2' "$tmp"/push/rank
 # ---- loss repair under a schedule ---------------------------------------------
 gs_impair delay 10ms 2ms loss 3% reorder 10%
 gs_group "$tmp/loss" "3x3 grid under 3% loss and reordering" \
-	--members "$m4" --mcast 239.77.9.5:7405 --schedule "$tmp/grid-rs" \
+	--members "$(gs_members 4 7305)" --mcast 239.77.9.5:7405 --schedule "$tmp/grid-rs" \
 	--dtypes fp32,bf16 --ops sum --sizes "$(gs_pick 5,60000 5,20000)" \
 	--iters 2 --timeout-ms 60000 --check-sample 3000
 gs_ok "lost chunks were asked for again" grep -q 'nacks_sent=[1-9]' "$tmp"/loss/rank*
