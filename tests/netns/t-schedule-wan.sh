@@ -3,8 +3,9 @@
 # delays, access links capped at the emulated rate): 3x3 rotating grids, a
 # one-clique schedule and the schedule gsync-sched optimize picks give exact
 # results, and the time of a large all-reduce under each stays within a
-# stated factor of gsync-sched's prediction for the same schedule,
-# topology and rates.
+# stated factor (0.5x..6x under TCG) of gsync-sched's prediction for the
+# same schedule, topology and rates. On the debug kernel (KASAN, lockdep:
+# tens of times slower) the times are printed and the comparison skipped.
 #
 # Timed are schedules whose multicast reaches exactly the clique: one
 # clique of all nine, and an all-unicast grid. A grid whose cliques
@@ -25,7 +26,7 @@ sched grid 3 3 --row-pattern unicast --col-pattern rs_multicast --unicast \
 sched grid 3 3 --row-pattern multicast --col-pattern aggregator --block 65536 \
 	-o "$tmp/grid-agg" --json "$tmp/grid-agg.json"
 sched clique 9 --pattern multicast --block 65536 -o "$tmp/one" --json "$tmp/one.json"
-hi=$(gs_pick 6 12)
+hi=6
 size=$(gs_pick 1048576 262144)
 bytes=$(( size * 4 ))
 gbps=$(awk -v r="$rate" 'BEGIN { print r / 1000 }')
@@ -74,6 +75,11 @@ for s in one opt grid-u; do
 		python3 -c 'import json,sys; print("%.1f" % (json.load(sys.stdin)["predicted_time_s"] * 1000))')
 	ratio=$(awk -v m="${meas:-0}" -v p="${pred:-0}" 'BEGIN { if (p > 0 && m > 0) printf "%.2f", m / p; else print "nan" }')
 	echo "# schedule $s: measured ${meas:-?} ms (slowest rank), model ${pred:-?} ms, ratio $ratio"
+	if [ "${VM_PROFILE:-fast}" = debug ]; then
+		# KASAN and lockdep slow the guest tens of times: nothing to compare.
+		echo "ok - schedule $s: time against the model # SKIP debug kernel (ratio $ratio)"
+		continue
+	fi
 	gs_ok "schedule $s: time within 0.5x..${hi}x of the model (${meas:-?} ms vs ${pred:-?} ms)" \
 		awk -v r="$ratio" -v hi="$hi" 'BEGIN { exit !(r != "nan" && r >= 0.5 && r <= hi) }'
 done
