@@ -41,9 +41,6 @@ static const char *why(int err)
 		return "start_seq is behind the group's next sequence number "
 		       "(NEXT_SEQ in gsyncctl show); use a later one, or 0 for "
 		       "the next operation";
-	case EBUSY:
-		return "a schedule is already pending for a later start_seq; "
-		       "retry once it has taken effect";
 	default:
 		return NULL;
 	}
