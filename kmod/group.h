@@ -256,11 +256,8 @@ bool gsync_op_all_acked(struct gsync_group *g, struct gsync_op *op);
 void gsync_tx_kick(struct gsync_group *g);
 void gsync_tx_work(struct work_struct *work);
 int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
-		     const struct gsync_op *op, u64 seq, const void *payload,
-		     unsigned int payload_len);
-int gsync_ctrl_queue_step(struct gsync_group *g, int dest, u8 type,
-			  const struct gsync_op *op, unsigned int s,
-			  const void *payload, unsigned int payload_len);
+		     const struct gsync_op *op, unsigned int s,
+		     const void *payload, unsigned int payload_len);
 void gsync_wire_fill(struct gsync_group *g, struct gsync_wire_hdr *h,
 		     u8 type, u64 seq, u8 dtype, u8 redop);
 

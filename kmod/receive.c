@@ -52,7 +52,7 @@ static void gsync_rx_mismatch(struct gsync_group *g, struct gsync_op *op)
 	if (op->state != GSYNC_OPS_OPEN)
 		return;
 	gsync_op_fail(g, op, -EPROTO);
-	gsync_ctrl_queue(g, -1, GSYNC_PKT_ABORT, op, op->seq, &a, sizeof(a));
+	gsync_ctrl_queue(g, -1, GSYNC_PKT_ABORT, op, 0, &a, sizeof(a));
 }
 
 /* Do DATA/POLL describe the same operation as ours? */
@@ -188,7 +188,7 @@ static bool gsync_rx_tell_failed(struct gsync_group *g, struct gsync_op *op,
 	if (!gsync_op_keeps_failure(op))
 		return false;
 	a.error = cpu_to_be32(op->status == -EPROTO ? EPROTO : ECONNABORTED);
-	gsync_ctrl_queue(g, r, GSYNC_PKT_ABORT, op, op->seq, &a, sizeof(a));
+	gsync_ctrl_queue(g, r, GSYNC_PKT_ABORT, op, 0, &a, sizeof(a));
 	return true;
 }
 

@@ -78,9 +78,8 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 	}
 	p->n.target_rank = cpu_to_be16(c->rank);
 	p->n.nranges = cpu_to_be16(nr);
-	if (nr && !gsync_ctrl_queue_step(g, c->rank, GSYNC_PKT_NACK, op, s, p,
-					 sizeof(p->n) +
-					 nr * sizeof(p->ranges[0]))) {
+	if (nr && !gsync_ctrl_queue(g, c->rank, GSYNC_PKT_NACK, op, s, p,
+				    sizeof(p->n) + nr * sizeof(p->ranges[0]))) {
 		g->stats.nacks_sent++;
 		c->nack_sent_at = jiffies ? jiffies : 1;
 	}
@@ -113,15 +112,14 @@ void gsync_send_status(struct gsync_group *g, struct gsync_op *op,
 		}
 	}
 	if (dest >= 0 || !g->unicast) {
-		gsync_ctrl_queue_step(g, dest, GSYNC_PKT_STATUS, op, s, &w,
-				      sizeof(w));
+		gsync_ctrl_queue(g, dest, GSYNC_PKT_STATUS, op, s, &w,
+				 sizeof(w));
 		return;
 	}
 	for (j = 0; j < st->q->nmembers; j++)
 		if (j != st->pos)
-			gsync_ctrl_queue_step(g, st->q->members[j],
-					      GSYNC_PKT_STATUS, op, s, &w,
-					      sizeof(w));
+			gsync_ctrl_queue(g, st->q->members[j],
+					 GSYNC_PKT_STATUS, op, s, &w, sizeof(w));
 }
 
 /* Ask the receivers of step s that have not acknowledged it. */
@@ -132,13 +130,12 @@ static void gsync_send_poll(struct gsync_group *g, struct gsync_op *op,
 	unsigned int r;
 
 	if (!g->unicast) {
-		gsync_ctrl_queue_step(g, -1, GSYNC_PKT_POLL, op, s, NULL, 0);
+		gsync_ctrl_queue(g, -1, GSYNC_PKT_POLL, op, s, NULL, 0);
 		return;
 	}
 	for_each_set_bit(r, st->need_ack, g->cfg.nranks)
 		if (!test_bit(r, st->acked))
-			gsync_ctrl_queue_step(g, r, GSYNC_PKT_POLL, op, s,
-					      NULL, 0);
+			gsync_ctrl_queue(g, r, GSYNC_PKT_POLL, op, s, NULL, 0);
 }
 
 /* Repair duties for the streams of step s. Under the lock. */

@@ -54,12 +54,12 @@ static void gsync_wire_contrib(struct gsync_group *g, struct gsync_wire_hdr *h,
 }
 
 /*
- * Queue a control packet about step s of op for rank dest (-1: every
- * peer). Under the lock.
+ * Queue a control packet about step s of op (0 for ABORT) for rank dest
+ * (-1: every peer). Under the lock.
  */
-int gsync_ctrl_queue_step(struct gsync_group *g, int dest, u8 type,
-			  const struct gsync_op *op, unsigned int s,
-			  const void *payload, unsigned int payload_len)
+int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
+		     const struct gsync_op *op, unsigned int s,
+		     const void *payload, unsigned int payload_len)
 {
 	struct gsync_wire_hdr *h;
 	struct gsync_ctrl *c;
@@ -83,14 +83,6 @@ int gsync_ctrl_queue_step(struct gsync_group *g, int dest, u8 type,
 	g->ctrl_len++;
 	gsync_tx_kick(g);
 	return 0;
-}
-
-int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
-		     const struct gsync_op *op, u64 seq, const void *payload,
-		     unsigned int payload_len)
-{
-	return gsync_ctrl_queue_step(g, dest, type, op, 0, payload,
-				     payload_len);
 }
 
 /* Build DATA for chunk c of step s into txbuf; returns the packet length. */
@@ -159,7 +151,6 @@ struct gsync_tx_pick {
 	bool fanout_many;		/* resend to every receiver lacking it */
 	struct gsync_op *op;		/* the DATA's operation and step */
 	unsigned int step;
-	u32 chunk;
 	u32 tx_chunk;			/* the step's cursor before this pick */
 	u16 tx_dest;
 	unsigned long to[BITS_TO_LONGS(GSYNC_MAX_RANKS)];
@@ -228,13 +219,12 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 		return false;
 	p->tx_chunk = st->tx_chunk;
 	p->tx_dest = st->tx_dest;
-	p->chunk = st->tx_chunk;
 	p->dest = gsync_step_dest(g, op, s, b, st->tx_dest);
 	if (++st->tx_dest >= ndest) {
 		st->tx_dest = 0;
 		st->tx_chunk++;
 	}
-	p->len = gsync_build_data(g, op, s, p->chunk, false);
+	p->len = gsync_build_data(g, op, s, p->tx_chunk, false);
 	return true;
 }
 

@@ -53,6 +53,15 @@ freeze_holding() {
 	kill -CONT "$AGENT_PID"
 	return 1
 }
+# expect_holding SNAP BASE WHEN: freeze_holding within 30 s, as a TAP line.
+expect_holding() {
+	if wait_for 300 freeze_holding "$1" "$2"; then
+		gs_pass "agent holds fetched jobs $3 ($(sval "$1" jobs_held) held, $(sval "$1" jobs_active) active)"
+	else
+		gs_fail "agent holds fetched jobs $3 (never seen holding one)"
+		snap "$1"
+	fi
+}
 AGENT_PID=
 start_agent() {	# start_agent LOG ARGS...
 	local log=$1
@@ -99,12 +108,7 @@ GS_RANK_ARGS=()
 	--dtypes fp32,bf16 --ops sum,avg --sizes 50000 --iters 4 \
 	--timeout-ms 20000 > "$tmp/g2.tap"; echo $? > "$tmp/g2.rc") &
 grp=$!
-if wait_for 300 freeze_holding k b; then
-	gs_pass "agent holds fetched jobs mid-run ($(sval k jobs_held) held, $(sval k jobs_active) active)"
-else
-	gs_fail "agent holds fetched jobs mid-run (never seen holding one)"
-	snap k
-fi
+expect_holding k b mid-run
 kill -KILL "$AGENT_PID"
 wait "$AGENT_PID" 2>/dev/null
 wait $grp
@@ -149,11 +153,7 @@ snap d
 	--dtypes fp32 --ops sum,min --sizes 30000 --iters 3 \
 	--timeout-ms 20000 > "$tmp/g4.tap"; echo $? > "$tmp/g4.rc") &
 grp=$!
-if wait_for 300 freeze_holding l d; then
-	gs_pass "agent holds fetched jobs before SIGTERM ($(sval l jobs_held) held)"
-else
-	gs_fail "agent holds fetched jobs before SIGTERM (never seen holding one)"
-fi
+expect_holding l d "before SIGTERM"
 kill -TERM "$AGENT_PID"
 kill -CONT "$AGENT_PID"
 wait "$AGENT_PID"
