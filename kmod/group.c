@@ -6,10 +6,13 @@
  * Locking: gsync_group_join() runs under lock_sock() of the gsync socket
  * (from setsockopt) and may sleep. gsync_group_close() runs at socket
  * release, when no syscall can use the socket any more; the group then
- * either ends at once or lingers (see below). gsync_group_destroy() stops
- * the group's work items and UDP sockets before freeing anything, so no
- * softirq or work can see freed state; it runs exactly once, by whoever
+ * either ends at once or lingers (linger.c owns that). gsync_group_destroy()
+ * stops the group's work items and UDP sockets before freeing anything, so
+ * no softirq or work can see freed state; it runs exactly once, by whoever
  * took the group off its namespace's lingering list (gsync_net.lock).
+ * g->gs is read and cleared only under gsync_group.lock: close clears it
+ * before the socket's last reference is dropped, so a reader that sees it
+ * under the lock may use the socket until it unlocks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +24,8 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "linger.h"
+#include "mem.h"
 #include "offload.h"
 
 #define GSYNC_DEF_WINDOW	4
@@ -28,9 +33,6 @@
 #define GSYNC_DEF_TIMEOUT_MS	10000
 #define GSYNC_DEF_REPAIR_MS	20
 #define GSYNC_DEF_MTU		1500
-/* Socket buffer sizes for WAN bandwidth-delay products. */
-#define GSYNC_UDP_SNDBUF	(8 << 20)
-#define GSYNC_STASH_BYTES	(32 << 20)
 
 static bool gsync_bytes_zero(const void *p, size_t n)
 {
@@ -104,6 +106,8 @@ int gsync_join_check(struct gsync_join *j, const struct gsync_addr *members)
 	if (j->window > GSYNC_MAX_WINDOW ||
 	    j->max_op_bytes > GSYNC_MAX_OP_BYTES)
 		return -EINVAL;
+	if (j->pacing_rate > GSYNC_MAX_PACING_RATE)
+		return -ERANGE;
 	if (j->op_timeout_ms &&
 	    (j->op_timeout_ms < 10 || j->op_timeout_ms > 3600000))
 		return -EINVAL;
@@ -148,17 +152,26 @@ static u32 gsync_chunk_bytes(int family, u32 mtu)
 	return rounddown(mtu - ip - 8 - GSYNC_WIRE_HDR_LEN, 8);
 }
 
-/* Wake the socket's readers/writers, if it still has a socket. Locked. */
+/*
+ * Wake the socket's readers/writers, if it still has a socket. Under the
+ * lock: close clears g->gs under it before dropping the socket.
+ */
 void gsync_group_wake_reader(struct gsync_group *g)
 {
-	if (g->gs)
-		g->gs->sk.sk_data_ready(&g->gs->sk);
+	struct gsync_sock *gs = g->gs;
+
+	lockdep_assert_held(&g->lock);
+	if (gs)
+		gs->sk.sk_data_ready(&gs->sk);
 }
 
 void gsync_group_wake_writer(struct gsync_group *g)
 {
-	if (g->gs)
-		g->gs->sk.sk_write_space(&g->gs->sk);
+	struct gsync_sock *gs = g->gs;
+
+	lockdep_assert_held(&g->lock);
+	if (gs)
+		gs->sk.sk_write_space(&gs->sk);
 }
 
 static void gsync_group_free(struct gsync_group *g)
@@ -170,11 +183,12 @@ static void gsync_group_free(struct gsync_group *g)
 	kfree(g->slots);
 	kfree(g->peer_sa);
 	kfree(g->srtt);
+	kfree(g->ctl_tokens);
+	kfree(g->ctl_refill);
+	kfree(g->heard);
 	kfree(g->members);
 	kfree(g);
 }
-
-static void gsync_group_destroy_work(struct work_struct *work);
 
 int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 		     unsigned int optlen)
@@ -196,14 +210,20 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	if (optlen != sizeof(j) + j.nranks * sizeof(struct gsync_addr))
 		return -EINVAL;
 
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 	if (!g)
 		return -ENOMEM;
-	g->members = kcalloc(j.nranks, sizeof(*g->members), GFP_KERNEL);
-	g->peer_sa = kcalloc(j.nranks, sizeof(*g->peer_sa), GFP_KERNEL);
-	g->srtt = kcalloc(j.nranks, sizeof(*g->srtt), GFP_KERNEL);
+	g->members = kcalloc(j.nranks, sizeof(*g->members), GFP_KERNEL_ACCOUNT);
+	g->peer_sa = kcalloc(j.nranks, sizeof(*g->peer_sa), GFP_KERNEL_ACCOUNT);
+	g->srtt = kcalloc(j.nranks, sizeof(*g->srtt), GFP_KERNEL_ACCOUNT);
+	g->ctl_tokens = kcalloc(j.nranks, sizeof(*g->ctl_tokens),
+				GFP_KERNEL_ACCOUNT);
+	g->ctl_refill = kcalloc(j.nranks, sizeof(*g->ctl_refill),
+				GFP_KERNEL_ACCOUNT);
+	g->heard = kcalloc(j.nranks, sizeof(*g->heard), GFP_KERNEL_ACCOUNT);
 	err = -ENOMEM;
-	if (!g->members || !g->peer_sa || !g->srtt)
+	if (!g->members || !g->peer_sa || !g->srtt || !g->ctl_tokens ||
+	    !g->ctl_refill || !g->heard)
 		goto err_free;
 	err = -EFAULT;
 	if (copy_from_sockptr_offset(g->members, optval, sizeof(j),
@@ -228,8 +248,8 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 		mtu = GSYNC_DEF_MTU;
 	mtu = clamp_t(u32, mtu, 576, 65535);
 
-	g->slots = kcalloc(j.window, sizeof(*g->slots), GFP_KERNEL);
-	g->txbuf = kmalloc(GSYNC_WIRE_HDR_LEN + 65536, GFP_KERNEL);
+	g->slots = kcalloc(j.window, sizeof(*g->slots), GFP_KERNEL_ACCOUNT);
+	g->txbuf = kmalloc(GSYNC_WIRE_HDR_LEN + 65536, GFP_KERNEL_ACCOUNT);
 	err = -ENOMEM;
 	if (!g->slots || !g->txbuf)
 		goto err_free;
@@ -259,20 +279,16 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	if (!g->engine || !g->sched)
 		goto err_free;
 	INIT_LIST_HEAD(&g->linger_node);
-	INIT_WORK(&g->destroy_work, gsync_group_destroy_work);
+	INIT_WORK(&g->destroy_work, gsync_linger_destroy_work);
 	INIT_DELAYED_WORK(&g->tx_work, gsync_tx_work);
 	INIT_DELAYED_WORK(&g->repair_work, gsync_repair_work);
 	INIT_WORK(&g->reduce_work, gsync_reduce_work);
 
+	/* A restarted process takes its endpoint back from its old group. */
+	gsync_linger_takeover(gsync_net(net), &g->peer_sa[j.rank]);
 	err = gsync_udp_open(g);
 	if (err)
 		goto err_free;
-
-	/* Early packets of future operations wait here; bound them. */
-	if (!(gs->sk.sk_userlocks & SOCK_RCVBUF_LOCK))
-		WRITE_ONCE(gs->sk.sk_rcvbuf, GSYNC_STASH_BYTES);
-	if (g->usock->sk && !(g->usock->sk->sk_userlocks & SOCK_SNDBUF_LOCK))
-		WRITE_ONCE(g->usock->sk->sk_sndbuf, GSYNC_UDP_SNDBUF);
 
 	/* Pairs with the acquire in /proc and poll: publish a ready group. */
 	smp_store_release(&gs->group, g);
@@ -285,7 +301,11 @@ err_free:
 	return err;
 }
 
-void gsync_group_destroy(struct gsync_group *g)
+/*
+ * End g: stop its work and sockets, free everything. from_work: called by
+ * g's own destroy_work, which must not wait for itself.
+ */
+void gsync_group_destroy(struct gsync_group *g, bool from_work)
 {
 	struct gsync_ctrl *c, *tmp;
 	unsigned int i;
@@ -296,6 +316,9 @@ void gsync_group_destroy(struct gsync_group *g)
 
 	/* Works check ->dead and do not requeue; receive stops below. */
 	cancel_delayed_work_sync(&g->repair_work);
+	/* Only the repair work queues destroy_work, and never once dead. */
+	if (!from_work)
+		cancel_work_sync(&g->destroy_work);
 	cancel_delayed_work_sync(&g->tx_work);
 	cancel_work_sync(&g->reduce_work);
 	gsync_udp_close(g);	/* waits for receivers in flight (RCU) */
@@ -318,28 +341,21 @@ void gsync_group_destroy(struct gsync_group *g)
 }
 
 /*
- * Lingering. A rank that has its result may close its socket while peers
- * still need its contribution (their NACKs have not arrived yet); dropping
- * it would make them time out. So a closed group whose operations are done
- * here but not yet acknowledged by every peer stays alive without its
- * socket, answering NACKs and POLLs, until every peer has acknowledged or
- * op_timeout_ms has passed. Operations still in progress are abandoned:
- * peers time out on them as on a dead rank. Lingering groups are listed in
- * their namespace (gsync_net.lingering) so that namespace teardown and
- * module unload can end them; whoever takes a group off that list owns its
- * destruction.
+ * The socket is being released. Operations still in progress end at once:
+ * they fail here with ECANCELED (nobody will collect them) and each peer is
+ * sent an ABORT with ECONNRESET so it fails promptly instead of timing
+ * out. Completed operations stay retained for peers' NACKs, and the group
+ * lingers while it serves them (linger.c).
  */
 void gsync_group_close(struct gsync_group *g)
 {
-	struct gsync_net *gn = gsync_net(g->net);
+	struct gsync_wire_abort a = { .error = cpu_to_be32(ECONNRESET) };
 	LIST_HEAD(to_free);
 	struct gsync_op *op;
-	bool linger = false;
+	bool linger;
 	u64 seq;
 
-	mutex_lock(&gn->lock);
-	list_add_tail(&g->linger_node, &gn->lingering);
-	mutex_unlock(&gn->lock);
+	gsync_linger_add(g);
 
 	spin_lock_bh(&g->lock);
 	g->gs = NULL;
@@ -348,56 +364,18 @@ void gsync_group_close(struct gsync_group *g)
 		if (!op)
 			continue;
 		if (op->state == GSYNC_OPS_OPEN) {
-			op->state = GSYNC_OPS_FAILED;
-			op->status = -ECANCELED;
+			gsync_op_fail(g, op, -ECANCELED);
+			gsync_ctrl_queue(g, -1, GSYNC_PKT_ABORT, op, 0, &a,
+					 sizeof(a));
 		}
 		op->delivered = true;
 		gsync_op_unretain(g, op);
-		linger |= op->retained || op->jobs;
 	}
 	gsync_group_release_slots(g, &to_free);
+	linger = gsync_linger_serving(g);
 	g->lingering = linger;
 	spin_unlock_bh(&g->lock);
 
 	gsync_op_free_list(g, &to_free);
-	if (linger)
-		return;
-	mutex_lock(&gn->lock);
-	list_del_init(&g->linger_node);
-	mutex_unlock(&gn->lock);
-	gsync_group_destroy(g);
-}
-
-/* Queued by the repair work once a lingering group has nothing to serve. */
-static void gsync_group_destroy_work(struct work_struct *work)
-{
-	struct gsync_group *g = container_of(work, struct gsync_group,
-					     destroy_work);
-	struct gsync_net *gn = gsync_net(g->net);
-	bool mine;
-
-	mutex_lock(&gn->lock);
-	mine = !list_empty(&g->linger_node);
-	list_del_init(&g->linger_node);
-	mutex_unlock(&gn->lock);
-	if (mine)
-		gsync_group_destroy(g);
-}
-
-/* Namespace teardown: end every lingering group of gn now. */
-void gsync_net_reap_lingering(struct gsync_net *gn)
-{
-	struct gsync_group *g, *tmp;
-	LIST_HEAD(list);
-
-	mutex_lock(&gn->lock);
-	list_splice_init(&gn->lingering, &list);
-	mutex_unlock(&gn->lock);
-	list_for_each_entry_safe(g, tmp, &list, linger_node) {
-		list_del_init(&g->linger_node);
-		cancel_work_sync(&g->destroy_work);
-		gsync_group_destroy(g);
-	}
-	/* Destructions already started by their own work finish first. */
-	flush_workqueue(gsync_wq);
+	gsync_linger_decide(g, linger);
 }

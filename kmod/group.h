@@ -84,6 +84,7 @@ struct gsync_step {
 	u8 poll_backoff;
 	unsigned long next_poll;	/* jiffies */
 	unsigned long *rtx;		/* nchunks bits: chunks to resend */
+	u32 *rtx_asked;			/* [nranks]: chunks each peer NACKed */
 	/* [nchunks]: the one rank that asked, or GSYNC_RTX_MANY */
 	u16 *rtx_who;
 	u32 rtx_pending;		/* bits set in rtx */
@@ -131,11 +132,19 @@ struct gsync_op {
 	struct gsync_step step[GSYNC_MAX_STEPS];
 	struct gsync_group *group;
 	struct list_head free_node;	/* on a to-free list once released */
+	u64 mem;			/* bytes allocated for it, sendbuf too */
+	u64 charged;			/* of which charged to g (mem.c) */
+	bool over_budget;		/* allocation stopped at the budget */
 	unsigned long submitted_at;	/* jiffies of our sendmsg() */
-	/* jiffies: fail with ETIMEDOUT; pushed back by every new chunk */
-	unsigned long deadline;
 	unsigned long retain_until;	/* jiffies: keep values for NACKs */
 };
+
+/*
+ * Operation buffers: charged to the submitter's memory cgroup, and failing
+ * with ENOMEM at its limit instead of invoking its OOM killer (a training
+ * process that asks too much gets an error, not SIGKILL).
+ */
+#define GSYNC_GFP_OP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 #define GSYNC_RTX_MANY		0xfffe
 /* Smallest DATA chunk we accept: bounds per-operation chunk bitmaps. */
@@ -157,6 +166,11 @@ struct gsync_group {
 	struct gsync_addr *members;	/* [nranks] */
 	/* lock: [nranks] NACK-to-repair time, jiffies, smoothed; 0 = unknown */
 	unsigned long *srtt;
+	/* lock: [nranks] jiffies of the last valid packet from each peer */
+	unsigned long *heard;
+	/* lock: [nranks] NACK/POLL token bucket per peer (receive.c) */
+	u32 *ctl_tokens;
+	unsigned long *ctl_refill;
 	union gsync_sockaddr *peer_sa;	/* [nranks], ready for sendmsg */
 	union gsync_sockaddr mcast_sa;
 	int family;			/* AF_INET or AF_INET6 */
@@ -182,6 +196,7 @@ struct gsync_group {
 	s64 tokens;			/* lock: pacing bucket, bytes */
 	ktime_t refill;			/* lock: when tokens were topped up */
 	struct gsync_stats stats;	/* lock */
+	atomic64_t mem;			/* bytes its operations hold (mem.c) */
 	u8 *txbuf;			/* tx work only: packet being sent */
 
 	struct delayed_work tx_work;	/* sends queued packets, paced */
@@ -206,7 +221,7 @@ static inline bool gsync_seq_in_window(struct gsync_group *g, u64 seq)
 /* group.c */
 int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 		     unsigned int optlen);
-void gsync_group_destroy(struct gsync_group *g);
+void gsync_group_destroy(struct gsync_group *g, bool from_work);
 void gsync_group_close(struct gsync_group *g);
 bool gsync_op_keeps_failure(const struct gsync_op *op);
 int gsync_join_check(struct gsync_join *j,
@@ -226,7 +241,9 @@ int gsync_addr_to_sockaddr(const struct gsync_addr *a,
 /* op.c */
 struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
 				u8 redop, u32 len, void *sendbuf,
-				struct gsync_sched *sched);
+				struct gsync_sched *sched, u64 budget);
+u64 gsync_op_mem_floor(struct gsync_group *g, const struct gsync_sched *sched,
+		       u32 len);
 void gsync_op_start(struct gsync_group *g, struct gsync_op *op);
 void gsync_op_free(struct gsync_group *g, struct gsync_op *op);
 void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err);

@@ -2,13 +2,19 @@
 /*
  * gsync internal declarations shared by the module's files.
  *
- * Locking overview (each file restates the rules it relies on):
- *  - gsync_net.lock (mutex) protects gsync_net.socks, the list of open
- *    sockets of one network namespace. It is taken in process context only
- *    (socket create/release, /proc readers). Under it, /proc takes
- *    gsync_group.lock; nothing takes them in the other order.
+ * Locking overview (each file restates the rules it relies on). The lock
+ * order, outermost first:
+ *
+ *	lock_sock(gsync socket) -> gsync_net.lock -> gsync_group.lock
+ *
  *  - lock_sock() serializes the user's calls on one socket (setsockopt,
- *    sendmsg, recvmsg); blocking waits release it while they sleep.
+ *    sendmsg, recvmsg); blocking waits release it while they sleep. Under
+ *    it, GSYNC_JOIN (a takeover of a lingering group's endpoint) and
+ *    GSYNC_SCHEDULE_PUSH take gsync_net.lock.
+ *  - gsync_net.lock (mutex) protects gsync_net.socks, the list of open
+ *    sockets of one network namespace, and gsync_net.lingering. It is taken
+ *    in process context only (socket create/release, /proc readers, pushes,
+ *    lingering). Under it, /proc and pushes take gsync_group.lock.
  *  - gsync_group.lock (spinlock, BH-safe) protects all transport state of
  *    a group: the operation slots, their buffers' bookkeeping, the tx
  *    queues, pacing and counters. It is taken in softirq (receive), in the
@@ -42,8 +48,15 @@ struct gsync_net {
 	atomic_t sockets_open;
 	atomic64_t sockets_created;
 	u64 next_sock_id;		/* under lock */
-	/* under lock: closed groups still serving peers (gsync_group) */
+	/* under lock: closed groups still serving peers (linger.c) */
 	struct list_head lingering;
+	atomic64_t linger_takeovers;	/* lingering groups a JOIN ended */
+	/* mem.c: bytes held by every group's operations, and the limits */
+	atomic64_t mem;
+	unsigned long sock_mem_max;	/* net.gsync.sock_mem_max */
+	unsigned long mem_max;		/* net.gsync.mem_max */
+	unsigned long stash_max;	/* net.gsync.stash_max */
+	struct ctl_table_header *sysctl;
 };
 
 struct gsync_group;
@@ -75,7 +88,6 @@ void gsync_netns_unregister(void);
 struct gsync_net *gsync_net(const struct net *net);
 void gsync_net_add_sock(struct gsync_net *gn, struct gsync_sock *gs);
 void gsync_net_del_sock(struct gsync_net *gn, struct gsync_sock *gs);
-void gsync_net_reap_lingering(struct gsync_net *gn);
 
 /* socket.c */
 int gsync_socket_register(int family);

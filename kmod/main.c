@@ -98,5 +98,8 @@ module_exit(gsync_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("gsync: WAN all-reduce over IP multicast (AF_GSYNC sockets)");
 MODULE_AUTHOR("The gsync developers");
-/* Autoload for the default family number only; see the README. */
-MODULE_ALIAS_NETPROTO(GSYNC_AF_DEFAULT);
+/*
+ * No MODULE_ALIAS_NETPROTO: socket(25, ...) must not let any local user
+ * load a network protocol module. The administrator loads gsync (see
+ * docs/transport.md, "Who may use gsync").
+ */

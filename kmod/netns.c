@@ -4,7 +4,8 @@
  * /proc/net files of each namespace.
  *
  * Locking: gsync_net.lock (a mutex, process context only) protects the socks
- * list, next_sock_id and the lingering list (see gsync_group_close()). Counters are atomics. The pernet init/exit callbacks
+ * list, next_sock_id and the lingering list (linger.c). Counters are
+ * atomics. The pernet init/exit callbacks
  * run with no socket of that namespace open: a socket holds a reference on
  * its namespace (sk_alloc with kern == 0), and kernel sockets are released by
  * their owners before the namespace goes away.
@@ -13,6 +14,8 @@
 #include <net/netns/generic.h>
 
 #include "gsync.h"
+#include "linger.h"
+#include "mem.h"
 
 static unsigned int gsync_net_id __read_mostly;
 
@@ -43,6 +46,7 @@ void gsync_net_del_sock(struct gsync_net *gn, struct gsync_sock *gs)
 static int __net_init gsync_net_init(struct net *net)
 {
 	struct gsync_net *gn = gsync_net(net);
+	int err;
 
 	gn->net = net;
 	mutex_init(&gn->lock);
@@ -51,7 +55,14 @@ static int __net_init gsync_net_init(struct net *net)
 	atomic_set(&gn->sockets_open, 0);
 	atomic64_set(&gn->sockets_created, 0);
 	gn->next_sock_id = 0;
-	return gsync_proc_init_net(net);
+	atomic64_set(&gn->linger_takeovers, 0);
+	err = gsync_mem_init_net(gn);
+	if (err)
+		return err;
+	err = gsync_proc_init_net(net);
+	if (err)
+		gsync_mem_exit_net(gn);
+	return err;
 }
 
 static void __net_exit gsync_net_exit(struct net *net)
@@ -60,8 +71,9 @@ static void __net_exit gsync_net_exit(struct net *net)
 
 	gsync_proc_exit_net(net);
 	/* Closed groups still serving peers die with their namespace. */
-	gsync_net_reap_lingering(gn);
+	gsync_linger_reap(gn);
 	WARN_ON_ONCE(!list_empty(&gn->socks));
+	gsync_mem_exit_net(gn);
 	mutex_destroy(&gn->lock);
 }
 

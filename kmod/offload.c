@@ -361,7 +361,8 @@ static void gsync_offload_finish(struct gsync_offload_job *oj, int status)
 	job->status = status;
 	job->done(job);
 	mutex_lock(&gsync_offload_lock);
-	if (!--cl->inflight)
+	WRITE_ONCE(cl->inflight, cl->inflight - 1);
+	if (!cl->inflight)
 		wake_up_all(&cl->idle);
 	mutex_unlock(&gsync_offload_lock);
 }
@@ -480,7 +481,7 @@ static int gsync_offload_submit(struct gsync_reduce_engine *eng,
 	oj->start_ns = ktime_get_ns();
 	list_add_tail(&oj->active_node, &gsync_off.active);
 	list_add_tail(&oj->queue_node, &gsync_off.pending);
-	cl->inflight++;
+	WRITE_ONCE(cl->inflight, cl->inflight + 1);
 	gsync_oc_inc(GSYNC_OC_SUBMITTED);
 	gsync_offload_dispatch(a, NULL);
 	mutex_unlock(&gsync_offload_lock);
@@ -524,14 +525,13 @@ int gsync_offload_engine_set_mode(struct gsync_reduce_engine *eng, u32 mode)
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_offload_engine_set_mode);
 
+/*
+ * A wait_event() condition: runs in TASK_UNINTERRUPTIBLE, so it must not
+ * sleep; inflight is written under gsync_offload_lock and read here once.
+ */
 static bool gsync_client_idle(struct gsync_offload_client *cl)
 {
-	bool idle;
-
-	mutex_lock(&gsync_offload_lock);
-	idle = !cl->inflight;
-	mutex_unlock(&gsync_offload_lock);
-	return idle;
+	return !READ_ONCE(cl->inflight);
 }
 
 /*
@@ -560,6 +560,12 @@ void gsync_offload_engine_quiesce(struct gsync_reduce_engine *eng)
 		gsync_offload_finish(oj, -ECANCELED);
 	}
 	wait_event(cl->idle, gsync_client_idle(cl));
+	/*
+	 * The last finisher decrements and wakes under the mutex: taking it
+	 * once more waits until it is out of cl, which the caller may free.
+	 */
+	mutex_lock(&gsync_offload_lock);
+	mutex_unlock(&gsync_offload_lock);
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_offload_engine_quiesce);
 

@@ -27,10 +27,13 @@
  * payload is copied out of the SQE once, then validated (the SQ ring is
  * writable by the agent). FETCH and COMMIT_FETCH are handled in the
  * issuing task with ctx->uring_lock held; an issue from io-wq
- * (IO_URING_F_UNLOCKED) is bounced to task work first, so that parking
- * and io_uring_cmd_mark_cancelable() happen under the engine mutex (see
- * offload.h for the lock order). Commands parked by the engine are
- * completed from other contexts with io_uring_cmd_complete_in_task().
+ * (IO_URING_F_UNLOCKED) is bounced to task work first. The engine parks a
+ * FETCH under its mutex (see offload.h for the lock order);
+ * io_uring_cmd_mark_cancelable() is called afterwards, outside the engine
+ * mutex but still in the issuing task under uring_lock. That is safe
+ * because a parked command is only ever completed through
+ * io_uring_cmd_complete_in_task(), whose callback runs in this same task
+ * after the issue returns, so it cannot run between parking and marking.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": offload: " fmt
 

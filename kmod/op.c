@@ -11,8 +11,14 @@
  * reaches 0), and block b of our value after round r is sent on as soon
  * as it is final (ready[r + 1]), so rounds pipeline block by block.
  *
+ * Memory: every buffer of an operation is allocated by the submitting
+ * task with GSYNC_GFP_OP (charged to its memory cgroup) and counted
+ * in op->mem against the budget mem.c grants the socket; an operation that
+ * does not fit is refused before it holds more than its budget.
+ *
  * Locking: op state (state, status, bitmaps, counters, steps) is under
- * gsync_group.lock. Allocation and freeing happen in process context
+ * gsync_group.lock; state is also read locklessly by the socket's wait
+ * conditions, so it is written with WRITE_ONCE. Allocation and freeing happen in process context
  * without the lock: an op is allocated before it is put in its slot and
  * freed after it has been taken out, never while the engine holds one of
  * its blocks (op->jobs). The engine reads input blocks and writes output
@@ -26,6 +32,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "mem.h"
 
 /* A run of blocks of one round handed to the engine. */
 struct gsync_rjob {
@@ -36,6 +43,32 @@ struct gsync_rjob {
 	u32 first, count;	/* blocks */
 	const void *in[];
 };
+
+/*
+ * Allocate for op within its budget (op->mem counts what it holds). NULL
+ * when out of memory or, with op->over_budget set, out of budget.
+ */
+static void *gsync_op_kvzalloc(struct gsync_op *op, u64 budget, size_t size,
+			       bool zero)
+{
+	void *p;
+
+	if (op->mem + size > budget) {
+		op->over_budget = true;
+		return NULL;
+	}
+	p = zero ? kvzalloc(size, GSYNC_GFP_OP) : kvmalloc(size, GSYNC_GFP_OP);
+	if (p)
+		op->mem += size;
+	return p;
+}
+
+static unsigned long *gsync_op_bitmap(struct gsync_op *op, u64 budget,
+				      u32 nbits)
+{
+	return gsync_op_kvzalloc(op, budget,
+				 BITS_TO_LONGS(nbits) * sizeof(long), true);
+}
 
 static bool gsync_reduces(const struct gsync_sclique *q, u32 b,
 			  unsigned int me)
@@ -132,28 +165,64 @@ void gsync_op_free(struct gsync_group *g, struct gsync_op *op)
 				kvfree(st->in[j].blk_left);
 			}
 		}
-		kfree(st->in);
+		kvfree(st->in);
 		kvfree(st->rtx);
 		kvfree(st->rtx_who);
+		kvfree(st->rtx_asked);
 	}
 	for (v = 0; v <= GSYNC_SCHED_MAX_ROUNDS; v++) {
 		if (op->base[v] == v) {
 			kvfree(op->val[v]);
-			bitmap_free(op->ready[v]);
+			kvfree(op->ready[v]);
 		}
 		if (v < GSYNC_SCHED_MAX_ROUNDS) {
 			kvfree(op->pend[v]);
-			bitmap_free(op->reducible[v]);
+			kvfree(op->reducible[v]);
 		}
 	}
 	gsync_sched_put(op->sched);
+	gsync_mem_uncharge(g, op->charged);
 	kfree(op);
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_op_free);
 
+/*
+ * The value buffers an operation of len bytes under sched holds here at
+ * least: our buffer, our value after each round we take part in, and a
+ * buffer per peer we receive values from in a round's first step. Lets
+ * sendmsg() refuse an operation over budget before allocating any of it.
+ */
+u64 gsync_op_mem_floor(struct gsync_group *g, const struct gsync_sched *sched,
+		       u32 len)
+{
+	unsigned int me = g->cfg.rank, t, j;
+	u32 nblocks = gsync_blocks(len, gsync_sched_block(sched, len));
+	u64 bufs = 1;
+
+	for (t = 0; t < sched->nrounds; t++) {
+		const struct gsync_sclique *q = gsync_sched_clique(sched, t, me);
+		int pos;
+
+		if (!q)
+			continue;
+		bufs++;
+		pos = gsync_sclique_pos(q, me);
+		/* Owner patterns: inputs come only to the owner of a block. */
+		if (gsync_sclique_owned(q) &&
+		    (q->pattern == GSYNC_PAT_AGGREGATOR ? q->aggregator != me :
+		     pos >= nblocks))
+			continue;
+		for (j = 0; j < q->nmembers; j++)
+			if (j != pos && gsync_sched_cov(sched, t, q->members[j]))
+				bufs++;
+	}
+	return bufs * len;
+}
+
 /* Set up step s (round t) of op for us. Process context. */
 static int gsync_op_alloc_step(struct gsync_group *g, struct gsync_op *op,
-			       const struct gsync_sclique *q, unsigned int s)
+			       const struct gsync_sclique *q, unsigned int s,
+			       u64 budget)
 {
 	struct gsync_step *st = &op->step[s];
 	unsigned int me = g->cfg.rank, t = s / 2, j;
@@ -162,7 +231,8 @@ static int gsync_op_alloc_step(struct gsync_group *g, struct gsync_op *op,
 	st->q = q;
 	st->pos = gsync_sclique_pos(q, me);
 	st->src = (s & 1) ? t + 1 : t;
-	st->in = kcalloc(q->nmembers, sizeof(*st->in), GFP_KERNEL);
+	st->in = gsync_op_kvzalloc(op, budget, q->nmembers * sizeof(*st->in),
+				   true);
 	if (!st->in)
 		return -ENOMEM;
 	max_chunks = gsync_chunk_count(op->len, op->block,
@@ -178,14 +248,14 @@ static int gsync_op_alloc_step(struct gsync_group *g, struct gsync_op *op,
 		if (!c->expects)
 			continue;
 		st->receives = true;
-		c->have = kvcalloc(BITS_TO_LONGS(max_chunks), sizeof(long),
-				   GFP_KERNEL);
-		c->blk_left = kvcalloc(op->nblocks, sizeof(u32), GFP_KERNEL);
+		c->have = gsync_op_bitmap(op, budget, max_chunks);
+		c->blk_left = gsync_op_kvzalloc(op, budget,
+						op->nblocks * sizeof(u32), true);
 		if (s & 1) {
 			c->buf = op->val[t + 1];
 			c->borrowed = true;
 		} else {
-			c->buf = kvmalloc(op->len, GFP_KERNEL);
+			c->buf = gsync_op_kvzalloc(op, budget, op->len, false);
 		}
 		if (!c->have || !c->blk_left || !c->buf)
 			return -ENOMEM;
@@ -203,28 +273,34 @@ static int gsync_op_alloc_step(struct gsync_group *g, struct gsync_op *op,
 	}
 	if (!st->sends)
 		return 0;
-	st->rtx = kvcalloc(BITS_TO_LONGS(op->nchunks), sizeof(long),
-			   GFP_KERNEL);
-	st->rtx_who = kvcalloc(op->nchunks, sizeof(u16), GFP_KERNEL);
-	return st->rtx && st->rtx_who ? 0 : -ENOMEM;
+	st->rtx = gsync_op_bitmap(op, budget, op->nchunks);
+	st->rtx_who = gsync_op_kvzalloc(op, budget, op->nchunks * sizeof(u16),
+					true);
+	st->rtx_asked = gsync_op_kvzalloc(op, budget,
+					  g->cfg.nranks * sizeof(u32), true);
+	return st->rtx && st->rtx_who && st->rtx_asked ? 0 : -ENOMEM;
 }
 
 /*
  * A new operation for our submission of seq under sched, owning sendbuf
- * (len bytes). Process context; returns NULL without memory (sendbuf is
- * then not taken). gsync_op_start() starts it once it is in its slot.
+ * (len bytes, counted in its budget). Process context; returns
+ * ERR_PTR(-ENOMEM) without memory, ERR_PTR(-ENOBUFS) if it would hold
+ * more than budget bytes (sendbuf is then not taken). gsync_op_start()
+ * starts it once it is in its slot.
  */
 struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
 				u8 redop, u32 len, void *sendbuf,
-				struct gsync_sched *sched)
+				struct gsync_sched *sched, u64 budget)
 {
 	unsigned int me = g->cfg.rank, t;
 	struct gsync_op *op;
+	int err;
 	u32 b;
 
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	op = kzalloc(sizeof(*op), GSYNC_GFP_OP);
 	if (!op)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
+	op->mem = sizeof(*op) + len;
 	op->seq = seq;
 	op->dtype = dtype;
 	op->redop = redop;
@@ -241,7 +317,11 @@ struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
 	memset(op->base, 0xff, sizeof(op->base));
 
 	op->base[0] = 0;
-	op->ready[0] = bitmap_zalloc(op->nblocks, GFP_KERNEL);
+	if (op->mem > budget) {
+		op->over_budget = true;
+		goto fail;
+	}
+	op->ready[0] = gsync_op_bitmap(op, budget, op->nblocks);
 	if (!op->ready[0])
 		goto fail;
 	for (t = 0; t < op->nrounds; t++) {
@@ -254,18 +334,24 @@ struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
 			continue;
 		}
 		op->base[t + 1] = t + 1;
-		op->val[t + 1] = kvmalloc(len, GFP_KERNEL);
-		op->ready[t + 1] = bitmap_zalloc(op->nblocks, GFP_KERNEL);
-		op->pend[t] = kvcalloc(op->nblocks, sizeof(u16), GFP_KERNEL);
-		op->reducible[t] = bitmap_zalloc(op->nblocks, GFP_KERNEL);
-		if (!op->val[t + 1] || !op->ready[t + 1] || !op->pend[t] ||
-		    !op->reducible[t])
+		op->val[t + 1] = gsync_op_kvzalloc(op, budget, len, false);
+		if (!op->val[t + 1])
+			goto fail;
+		op->ready[t + 1] = gsync_op_bitmap(op, budget, op->nblocks);
+		if (!op->ready[t + 1])
+			goto fail;
+		op->pend[t] = gsync_op_kvzalloc(op, budget,
+						op->nblocks * sizeof(u16), true);
+		if (!op->pend[t])
+			goto fail;
+		op->reducible[t] = gsync_op_bitmap(op, budget, op->nblocks);
+		if (!op->reducible[t])
 			goto fail;
 		for (b = 0; b < op->nblocks; b++)
 			if (gsync_reduces(q, b, me))
 				op->pend[t][b] = q->ninputs;
-		if (gsync_op_alloc_step(g, op, q, 2 * t) ||
-		    gsync_op_alloc_step(g, op, q, 2 * t + 1))
+		if (gsync_op_alloc_step(g, op, q, 2 * t, budget) ||
+		    gsync_op_alloc_step(g, op, q, 2 * t + 1, budget))
 			goto fail;
 	}
 	/* Last: until here, freeing the op must not free the caller's. */
@@ -275,14 +361,15 @@ struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
 	return op;
 
 fail:
+	err = op->over_budget ? -ENOBUFS : -ENOMEM;
 	gsync_op_free(g, op);
-	return NULL;
+	return ERR_PTR(err);
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_op_alloc);
 
 static void gsync_op_done(struct gsync_group *g, struct gsync_op *op)
 {
-	op->state = GSYNC_OPS_DONE;
+	WRITE_ONCE(op->state, GSYNC_OPS_DONE);
 	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
 	if (op->seq == g->deliver_seq)
 		gsync_group_wake_reader(g);
@@ -369,14 +456,16 @@ bool gsync_op_all_acked(struct gsync_group *g, struct gsync_op *op)
 }
 
 /*
- * Failures every rank must report alike (a mismatch, or an abort that
- * reported one) are told to peers that ask; a timeout or an operation
- * abandoned by close is not: peers find out by timing out themselves.
+ * Failures every rank must report alike (a mismatch, an abort, a peer
+ * that closed mid-operation) are told to peers that ask; our own timeout
+ * is not (peers time out on their own), nor our own close (the ABORT sent
+ * at close tells them).
  */
 bool gsync_op_keeps_failure(const struct gsync_op *op)
 {
 	return op->state == GSYNC_OPS_FAILED &&
-	       (op->status == -EPROTO || op->status == -ECONNABORTED);
+	       (op->status == -EPROTO || op->status == -ECONNABORTED ||
+		op->status == -ECONNRESET);
 }
 
 /* Fail an operation still in progress. Under the lock. */
@@ -384,8 +473,8 @@ void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err)
 {
 	if (op->state != GSYNC_OPS_OPEN)
 		return;
-	op->state = GSYNC_OPS_FAILED;
 	op->status = err;
+	WRITE_ONCE(op->state, GSYNC_OPS_FAILED);
 	/* Stay around to tell late peers (see gsync_rx_tell_failed()). */
 	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
 	if (err == -ETIMEDOUT)
@@ -446,23 +535,27 @@ void gsync_group_release_slots(struct gsync_group *g,
 			break;
 		g->slots[g->base_seq % g->cfg.window] = NULL;
 		list_add_tail(&op->free_node, to_free);
-		g->base_seq++;
+		WRITE_ONCE(g->base_seq, g->base_seq + 1);
 	}
 }
 
-/* Free released ops; process context, lock not held. */
+/*
+ * Free released ops and wake a writer waiting for their slots; process
+ * context, lock not held.
+ */
 void gsync_op_free_list(struct gsync_group *g, struct list_head *to_free)
 {
 	struct gsync_op *op, *tmp;
-	bool any = false;
 
+	if (list_empty(to_free))
+		return;
 	list_for_each_entry_safe(op, tmp, to_free, free_node) {
 		list_del(&op->free_node);
 		gsync_op_free(g, op);
-		any = true;
 	}
-	if (any)
-		gsync_group_wake_writer(g);
+	spin_lock_bh(&g->lock);
+	gsync_group_wake_writer(g);
+	spin_unlock_bh(&g->lock);
 }
 
 /*

@@ -112,6 +112,10 @@ static int gsync_stats_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "sockets_open %d\n", atomic_read(&gn->sockets_open));
 	seq_printf(seq, "sockets_created %lld\n",
 		   (long long)atomic64_read(&gn->sockets_created));
+	seq_printf(seq, "mem_bytes %lld\n",
+		   (long long)atomic64_read(&gn->mem));
+	seq_printf(seq, "linger_takeovers %lld\n",
+		   (long long)atomic64_read(&gn->linger_takeovers));
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "mem.h"
 
 #define GSYNC_PAYLOAD_OFF	(sizeof(struct udphdr) + GSYNC_WIRE_HDR_LEN)
 
@@ -164,7 +165,6 @@ static void gsync_rx_data(struct gsync_group *g, struct gsync_op *op,
 		c->nack_sent_at = 0;
 		c->nack_backoff = 0;
 	}
-	op->deadline = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
 	g->stats.rx_packets++;
 	g->stats.rx_bytes += GSYNC_WIRE_HDR_LEN + plen;
 	if (!--c->blk_left[b])
@@ -187,33 +187,53 @@ static bool gsync_rx_tell_failed(struct gsync_group *g, struct gsync_op *op,
 
 	if (!gsync_op_keeps_failure(op))
 		return false;
-	a.error = cpu_to_be32(op->status == -EPROTO ? EPROTO : ECONNABORTED);
+	a.error = cpu_to_be32(-op->status);
 	gsync_ctrl_queue(g, r, GSYNC_PKT_ABORT, op, 0, &a, sizeof(a));
 	return true;
 }
 
-/* Mark chunks [first, first + count) of step s for resending to r. */
+/*
+ * What one NACK may cost. It is handled in softirq under the group lock, so
+ * the chunks (and skipped blocks) it makes us look at are capped per
+ * packet; a receiver that lost more asks again after the repairs arrive.
+ * And over an operation, a peer can make us resend a step's chunks at most
+ * GSYNC_RTX_FACTOR times: real loss needs far less, a forged NACK no more.
+ */
+#define GSYNC_NACK_MAX_WORK	16384
+#define GSYNC_RTX_FACTOR	4
+
+/*
+ * Mark chunks [first, first + count) of step s for resending to r, within
+ * *work chunks of effort. Under the lock.
+ */
 static void gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
 				unsigned int s, unsigned int r, u32 first,
-				u32 count)
+				u32 count, u32 *work)
 {
 	struct gsync_step *st = &op->step[s];
 	/*
 	 * Chunks not sent once yet are on their way anyway: resending them
 	 * would only duplicate them (receivers cannot tell slow from lost).
 	 */
-	u32 sent = st->tx_done ? op->nchunks : st->tx_chunk, c, b;
+	u32 sent = st->tx_done ? op->nchunks : st->tx_chunk, c, b, end;
+	u32 allowed = GSYNC_RTX_FACTOR * op->nchunks;
 
 	if (first >= sent || !count)
 		return;
-	count = min(count, sent - first);
-	for (c = first; c < first + count; c++) {
+	end = first + min(count, sent - first);
+	for (c = first; c < end && *work; c++, (*work)--) {
 		b = c / op->ppb;
 		if (!gsync_op_sends_to(g, op, s, b, r)) {
 			/* Skip the rest of a block not ours to send to r. */
 			c = (b + 1) * op->ppb - 1;
 			continue;
 		}
+		if (st->rtx_asked[r] >= allowed) {
+			gsync_drop(g, GSYNC_DROP_RATELIMIT);
+			*work = 0;
+			return;
+		}
+		st->rtx_asked[r]++;
 		if (__test_and_set_bit(c, st->rtx)) {
 			if (st->rtx_who[c] != r)
 				st->rtx_who[c] = GSYNC_RTX_MANY;
@@ -229,28 +249,31 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 			  const struct gsync_wire_hdr *h, struct sk_buff *skb,
 			  unsigned int r)
 {
-	struct gsync_wire_range ranges[GSYNC_WIRE_MAX_RANGES];
-	unsigned int s = be16_to_cpu(h->round);
+	unsigned int s = be16_to_cpu(h->round), nr, i;
+	u32 work = GSYNC_NACK_MAX_WORK;
+	struct gsync_wire_range range;
 	struct gsync_wire_nack n;
-	u32 i;
 
 	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, &n, sizeof(n)))
 		return gsync_drop(g, GSYNC_DROP_SHORT);
-	if (be16_to_cpu(n.target_rank) != g->cfg.rank || !n.nranges ||
-	    be16_to_cpu(n.nranges) > GSYNC_WIRE_MAX_RANGES ||
-	    skb->len != GSYNC_PAYLOAD_OFF + sizeof(n) +
-	    be16_to_cpu(n.nranges) * sizeof(ranges[0]) || s >= op->nsteps)
+	nr = be16_to_cpu(n.nranges);
+	if (be16_to_cpu(n.target_rank) != g->cfg.rank || !nr ||
+	    nr > GSYNC_WIRE_MAX_RANGES ||
+	    skb->len != GSYNC_PAYLOAD_OFF + sizeof(n) + nr * sizeof(range) ||
+	    s >= op->nsteps)
 		return gsync_drop(g, GSYNC_DROP_FIELD);
-	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF + sizeof(n), ranges,
-			  be16_to_cpu(n.nranges) * sizeof(ranges[0])))
-		return gsync_drop(g, GSYNC_DROP_SHORT);
 	g->stats.nacks_received++;
 	if (gsync_rx_tell_failed(g, op, r) || !op->retained ||
 	    !op->step[s].sends)
 		return;
-	for (i = 0; i < be16_to_cpu(n.nranges); i++)
-		gsync_rx_nack_range(g, op, s, r, be32_to_cpu(ranges[i].first),
-				    be32_to_cpu(ranges[i].count));
+	/* One range at a time: no array of them on the softirq stack. */
+	for (i = 0; i < nr && work; i++) {
+		if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF + sizeof(n) +
+				  i * sizeof(range), &range, sizeof(range)))
+			return gsync_drop(g, GSYNC_DROP_SHORT);
+		gsync_rx_nack_range(g, op, s, r, be32_to_cpu(range.first),
+				    be32_to_cpu(range.count), &work);
+	}
 	gsync_tx_kick(g);
 }
 
@@ -300,10 +323,60 @@ static void gsync_rx_abort(struct gsync_group *g, struct gsync_op *op,
 {
 	struct gsync_wire_abort a;
 
+	int err;
+
 	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, &a, sizeof(a)))
 		return gsync_drop(g, GSYNC_DROP_SHORT);
-	gsync_op_fail(g, op, be32_to_cpu(a.error) == EPROTO ?
-		      -EPROTO : -ECONNABORTED);
+	/* Only the failures a peer may report; anything else is an abort. */
+	switch (be32_to_cpu(a.error)) {
+	case EPROTO:
+		err = -EPROTO;
+		break;
+	case ECONNRESET:
+		err = -ECONNRESET;
+		break;
+	default:
+		err = -ECONNABORTED;
+	}
+	gsync_op_fail(g, op, err);
+}
+
+/*
+ * NACK and POLL cost us work and packets; a peer gets a token bucket of
+ * them. An honest peer sends at most one NACK per stream and one POLL per
+ * step it sends in per repair interval (less with backoff), for at most
+ * window operations: the bucket holds twice that and refills every
+ * repair_ms. Under the lock.
+ */
+static bool gsync_rx_ctl_allowed(struct gsync_group *g, unsigned int r)
+{
+	u32 cap = 2 * g->cfg.window * GSYNC_MAX_STEPS;
+	unsigned long now = jiffies;
+	unsigned long period = max_t(unsigned long, 1,
+				     msecs_to_jiffies(g->cfg.repair_ms));
+
+	if (!g->ctl_refill[r] || time_after_eq(now, g->ctl_refill[r] + period)) {
+		g->ctl_tokens[r] = cap;
+		g->ctl_refill[r] = now ? now : 1;
+	}
+	if (!g->ctl_tokens[r])
+		return false;
+	g->ctl_tokens[r]--;
+	return true;
+}
+
+/*
+ * Bytes of early packets the socket keeps: net.gsync.stash_max, or less if
+ * the user set SO_RCVBUF. Under the lock, with g->gs set.
+ */
+static unsigned long gsync_rx_stash_limit(struct gsync_group *g)
+{
+	unsigned long limit = gsync_stash_max(g);
+	struct sock *sk = &g->gs->sk;
+
+	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
+		limit = min_t(unsigned long, limit, READ_ONCE(sk->sk_rcvbuf));
+	return limit;
 }
 
 /*
@@ -343,6 +416,8 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 		gsync_drop(g, GSYNC_DROP_SOURCE);
 		return false;
 	}
+	/* Any valid packet shows the peer alive (see gsync_op_silent()). */
+	g->heard[r] = jiffies;
 
 	seq = be64_to_cpu(h.seq);
 	if (seq < g->base_seq) {
@@ -358,10 +433,13 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 		if (h.type != GSYNC_PKT_DATA && h.type != GSYNC_PKT_ABORT)
 			return false;
 		if (!g->gs || g->stash_bytes + skb->truesize >
-		    READ_ONCE(g->gs->sk.sk_rcvbuf)) {
+		    gsync_rx_stash_limit(g)) {
 			gsync_drop(g, GSYNC_DROP_NOMEM);
 			return false;
 		}
+		/* Parked for a while: hold no route or conntrack entry. */
+		skb_dst_drop(skb);
+		nf_reset_ct(skb);
 		g->stash_bytes += skb->truesize;
 		__skb_queue_tail(&g->stash, skb);
 		return true;
@@ -374,6 +452,11 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 	if ((h.type == GSYNC_PKT_NACK || h.type == GSYNC_PKT_STATUS) &&
 	    be16_to_cpu(h.sched_tag) != op->sched->tag) {
 		gsync_drop(g, GSYNC_DROP_FIELD);
+		return false;
+	}
+	if ((h.type == GSYNC_PKT_NACK || h.type == GSYNC_PKT_POLL) &&
+	    !gsync_rx_ctl_allowed(g, r)) {
+		gsync_drop(g, GSYNC_DROP_RATELIMIT);
 		return false;
 	}
 	switch (h.type) {

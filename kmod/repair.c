@@ -5,8 +5,10 @@
  * repeat: ranges of missing chunks) when a stream has stalled for a repair
  * interval, or when its sender POLLs after finishing the step. Senders keep
  * their values until every receiver of every step has acknowledged them
- * with a STATUS, POLLing (with backoff) until then. An operation that
- * makes no progress for op_timeout_ms fails with ETIMEDOUT.
+ * with a STATUS, POLLing (with backoff) until then. An operation fails
+ * with ETIMEDOUT when a peer it still waits for has sent nothing at all
+ * (no packet of any kind, for any operation) for op_timeout_ms, so a dead
+ * rank is detected while the others make progress.
  *
  * Locking: the repair work runs every repair_ms in process context and
  * takes gsync_group.lock; buffers it releases are freed after unlocking.
@@ -18,6 +20,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "linger.h"
 
 #define GSYNC_MAX_BACKOFF	4	/* intervals grow up to 16x */
 
@@ -175,6 +178,36 @@ static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 	}
 }
 
+/*
+ * Has a peer that op still waits for been silent for op_timeout_ms (since
+ * we submitted op, if it spoke before)? Under the lock.
+ */
+static bool gsync_op_silent(struct gsync_group *g, struct gsync_op *op,
+			    unsigned long now)
+{
+	unsigned long timeout = msecs_to_jiffies(g->cfg.op_timeout_ms), last;
+	unsigned int s, j;
+
+	for (s = 0; s < op->nsteps; s++) {
+		struct gsync_step *st = &op->step[s];
+
+		if (!st->receives)
+			continue;
+		for (j = 0; j < st->q->nmembers; j++) {
+			const struct gsync_contrib *c = &st->in[j];
+
+			if (!c->expects || c->complete)
+				continue;
+			last = g->heard[c->rank];
+			if (!last || time_before(last, op->submitted_at))
+				last = op->submitted_at;
+			if (time_after(now, last + timeout))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* One operation's repair duties. Under the lock. */
 static void gsync_repair_op(struct gsync_group *g, struct gsync_op *op,
 			    unsigned long now)
@@ -183,7 +216,7 @@ static void gsync_repair_op(struct gsync_group *g, struct gsync_op *op,
 
 	/* Blocks with the engine are progress the peers cannot see. */
 	if (op->state == GSYNC_OPS_OPEN && !op->jobs &&
-	    time_after(now, op->deadline)) {
+	    gsync_op_silent(g, op, now)) {
 		gsync_op_fail(g, op, -ETIMEDOUT);
 		return;
 	}
@@ -196,8 +229,8 @@ void gsync_repair_work(struct work_struct *work)
 	struct gsync_group *g = container_of(to_delayed_work(work),
 					     struct gsync_group, repair_work);
 	unsigned long now = jiffies;
-	bool serving = false;
 	LIST_HEAD(to_free);
+	bool serving;
 	struct gsync_op *op;
 	u64 seq;
 
@@ -213,12 +246,10 @@ void gsync_repair_work(struct work_struct *work)
 		gsync_repair_op(g, op, now);
 		if (op->delivered)
 			gsync_op_unretain(g, op);
-		serving |= op->retained || op->jobs;
 	}
 	gsync_group_release_slots(g, &to_free);
-	if (g->lingering && !serving)
-		queue_work(gsync_wq, &g->destroy_work);
-	else
+	serving = gsync_linger_serving(g);
+	if (!gsync_linger_check(g, serving))
 		queue_delayed_work(gsync_wq, &g->repair_work,
 				   msecs_to_jiffies(g->cfg.repair_ms));
 	spin_unlock_bh(&g->lock);

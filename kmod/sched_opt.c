@@ -9,9 +9,10 @@
  * Locking: setsockopt/getsockopt run under lock_sock() of the calling
  * socket. g->sched and g->sched_next are under gsync_group.lock; a
  * replaced schedule is put after unlocking (operations hold their own
- * references). A push walks gsync_net.socks under gsync_net.lock: sockets
- * on that list are not released yet, so their group (set once by
- * GSYNC_JOIN, read with acquire) stays valid while the mutex is held.
+ * references). A push snapshots the groups of gsync_net.socks under
+ * gsync_net.lock and holds it until done: sockets on that list are not
+ * released yet, so their group (set once by GSYNC_JOIN, read with acquire)
+ * stays valid while the mutex is held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -130,9 +131,11 @@ static bool gsync_push_match(struct gsync_group *g,
 }
 
 /*
- * GSYNC_SCHEDULE_PUSH: compile the blob for every matching socket first,
- * then install it in all of them, so that a blob some socket refuses
- * changes none.
+ * GSYNC_SCHEDULE_PUSH: take one snapshot of the matching groups, compile
+ * the blob for each of them, then install it in all of them, all under
+ * gsync_net.lock, so that a blob some group refuses changes none and a
+ * socket joining or closing meanwhile cannot shift which schedule goes
+ * where (a listed socket's group stays alive while the mutex is held).
  */
 int gsync_sched_push(struct gsync_sock *gs, sockptr_t optval,
 		     unsigned int optlen)
@@ -140,9 +143,9 @@ int gsync_sched_push(struct gsync_sock *gs, sockptr_t optval,
 	struct net *net = sock_net(&gs->sk);
 	struct gsync_net *gn = gsync_net(net);
 	struct gsync_sched **scheds = NULL, *old[2];
+	struct gsync_group **groups = NULL, *g;
+	unsigned int nsocks = 0, n = 0, i, len;
 	struct gsync_sched_push p;
-	unsigned int n = 0, i = 0, len;
-	struct gsync_group *g;
 	struct gsync_sock *o;
 	void *blob = NULL;
 	int err;
@@ -164,46 +167,52 @@ int gsync_sched_push(struct gsync_sock *gs, sockptr_t optval,
 
 	mutex_lock(&gn->lock);
 	list_for_each_entry(o, &gn->socks, node)
-		n += gsync_push_match(gsync_push_group(o), &p);
+		nsocks++;
+	err = -ENOMEM;
+	groups = kvcalloc(max(nsocks, 1U), sizeof(*groups), GFP_KERNEL_ACCOUNT);
+	scheds = kvcalloc(max(nsocks, 1U), sizeof(*scheds), GFP_KERNEL_ACCOUNT);
+	if (!groups || !scheds)
+		goto out;
+	/* The snapshot: every later pass uses these pointers, not the list. */
+	list_for_each_entry(o, &gn->socks, node) {
+		g = gsync_push_group(o);
+		if (gsync_push_match(g, &p))
+			groups[n++] = g;
+	}
 	err = -ENOENT;
 	if (!n)
 		goto out;
-	err = -ENOMEM;
-	scheds = kcalloc(n, sizeof(*scheds), GFP_KERNEL);
-	if (!scheds)
-		goto out;
-	err = 0;
-	list_for_each_entry(o, &gn->socks, node) {
-		g = gsync_push_group(o);
-		if (!gsync_push_match(g, &p) || i == n)
-			continue;
-		err = gsync_sched_build(g, blob, len, &scheds[i++]);
-		if (err)
-			goto out;
-		spin_lock_bh(&g->lock);
-		err = gsync_sched_check_seq(g, scheds[i - 1]);
-		spin_unlock_bh(&g->lock);
+	for (i = 0; i < n; i++) {
+		err = gsync_sched_build(groups[i], blob, len, &scheds[i]);
 		if (err)
 			goto out;
 	}
-	i = 0;
-	list_for_each_entry(o, &gn->socks, node) {
-		g = gsync_push_group(o);
-		if (!gsync_push_match(g, &p) || i == n)
-			continue;
-		spin_lock_bh(&g->lock);
-		gsync_sched_install(g, scheds[i], old);
-		spin_unlock_bh(&g->lock);
-		scheds[i++] = NULL;
+	/*
+	 * Every start_seq must still be ahead. A group that submits past it
+	 * between this check and its install switches one operation late,
+	 * which its peers detect as a schedule-tag mismatch (EPROTO).
+	 */
+	for (i = 0; i < n && !err; i++) {
+		spin_lock_bh(&groups[i]->lock);
+		err = gsync_sched_check_seq(groups[i], scheds[i]);
+		spin_unlock_bh(&groups[i]->lock);
+	}
+	if (err)
+		goto out;
+	for (i = 0; i < n; i++) {
+		spin_lock_bh(&groups[i]->lock);
+		gsync_sched_install(groups[i], scheds[i], old);
+		spin_unlock_bh(&groups[i]->lock);
+		scheds[i] = NULL;
 		gsync_sched_put(old[0]);
 		gsync_sched_put(old[1]);
 	}
 out:
 	mutex_unlock(&gn->lock);
-	if (scheds)
-		for (i = 0; i < n; i++)
-			gsync_sched_put(scheds[i]);
-	kfree(scheds);
+	for (i = 0; scheds && i < n; i++)
+		gsync_sched_put(scheds[i]);
+	kvfree(scheds);
+	kvfree(groups);
 	kvfree(blob);
 	return err;
 }

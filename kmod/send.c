@@ -13,6 +13,7 @@
  * tx work is the only user of g->txbuf. gsync_tx_kick() and
  * gsync_ctrl_queue() may be called from any context with the lock held.
  */
+#include <linux/math64.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -307,10 +308,11 @@ static bool gsync_tx_tokens(struct gsync_group *g, unsigned int len,
 	bucket = max_t(s64, GSYNC_BUCKET_MIN, div64_u64(g->rate, 100));
 	ns = ktime_to_ns(ktime_sub(now, g->refill));
 	g->refill = now;
+	/* rate <= GSYNC_MAX_PACING_RATE: rate * 1 s needs 128-bit math */
 	g->tokens = min_t(s64, bucket,
-			  g->tokens + (s64)div64_u64(g->rate * min_t(u64, ns,
-						     NSEC_PER_SEC),
-						     NSEC_PER_SEC));
+			  g->tokens + (s64)mul_u64_u64_div_u64(g->rate,
+						min_t(u64, ns, NSEC_PER_SEC),
+						NSEC_PER_SEC));
 	if (g->tokens >= (s64)len)
 		return true;
 	ns = div64_u64((u64)(len - g->tokens) * NSEC_PER_SEC, g->rate);

@@ -22,6 +22,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "mem.h"
 #include "offload.h"
 
 static struct proto gsync_proto = {
@@ -81,6 +82,9 @@ static int gsync_setsockopt(struct socket *sock, int level, int optname,
 			break;
 		err = -EFAULT;
 		if (copy_from_sockptr(&rate, optval, sizeof(rate)))
+			break;
+		err = -ERANGE;
+		if (rate > GSYNC_MAX_PACING_RATE)
 			break;
 		spin_lock_bh(&g->lock);
 		g->rate = rate;
@@ -231,7 +235,17 @@ static bool gsync_window_open(struct gsync_group *g)
 	       g->cfg.window;
 }
 
-static bool gsync_result_ready(struct gsync_group *g)
+/*
+ * A submitter of seq may go on: the window has room, or another thread
+ * took seq meanwhile (it then fails at once instead of waiting for a
+ * window it can never use).
+ */
+static bool gsync_submit_ready(struct gsync_group *g, u64 seq)
+{
+	return READ_ONCE(g->next_seq) != seq || gsync_window_open(g);
+}
+
+static bool gsync_result_ready(struct gsync_group *g, u64 unused)
 {
 	struct gsync_op *op;
 	u64 seq = READ_ONCE(g->deliver_seq);
@@ -244,17 +258,17 @@ static bool gsync_result_ready(struct gsync_group *g)
 }
 
 /*
- * Sleep until cond(g) holds, the timeout runs out, or a signal arrives.
- * Called and returns with the socket locked.
+ * Sleep until cond(g, arg) holds, the timeout runs out, or a signal
+ * arrives. Called and returns with the socket locked.
  */
 static int gsync_wait(struct sock *sk, struct gsync_group *g, long *timeo,
-		      bool (*cond)(struct gsync_group *g))
+		      bool (*cond)(struct gsync_group *g, u64 arg), u64 arg)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	int err = 0;
 
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (!cond(g)) {
+	while (!cond(g, arg)) {
 		if (!*timeo) {
 			err = -EAGAIN;
 			break;
@@ -263,7 +277,7 @@ static int gsync_wait(struct sock *sk, struct gsync_group *g, long *timeo,
 			err = sock_intr_errno(*timeo);
 			break;
 		}
-		sk_wait_event(sk, timeo, cond(g), &wait);
+		sk_wait_event(sk, timeo, cond(g, arg), &wait);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
 	return err;
@@ -278,6 +292,7 @@ static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct gsync_op *op;
 	void *buf = NULL;
 	long timeo;
+	u64 budget;
 	int err;
 
 	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR))
@@ -302,28 +317,50 @@ static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		goto out;
 
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
-	err = gsync_wait(sk, g, &timeo, gsync_window_open);
+	err = gsync_wait(sk, g, &timeo, gsync_submit_ready, d.seq);
 	if (err)
 		goto out;
-
-	err = -ENOMEM;
-	buf = kvmalloc(len, GFP_KERNEL);
-	if (!buf)
+	/*
+	 * The wait dropped the socket lock: another thread may have submitted
+	 * this seq meanwhile. Only one submission of a seq may take its slot.
+	 */
+	err = -EINVAL;
+	if (d.seq != g->next_seq)
 		goto out;
+
+	/* Refuse what cannot fit before allocating any of it. */
+	sched = gsync_sched_for_seq(g, d.seq);
+	budget = gsync_mem_budget(g);
+	if (gsync_op_mem_floor(g, sched, len) > budget) {
+		gsync_sched_put(sched);
+		err = gsync_mem_refusal(g);
+		goto out;
+	}
+	err = -ENOMEM;
+	buf = kvmalloc(len, GSYNC_GFP_OP);
+	if (!buf)
+		goto out_sched;
 	err = -EFAULT;
 	if (!copy_from_iter_full(buf, len, &msg->msg_iter))
-		goto out;
-	err = -ENOMEM;
-	sched = gsync_sched_for_seq(g, d.seq);
-	op = gsync_op_alloc(g, d.seq, d.dtype, d.op, len, buf, sched);
+		goto out_sched;
+	op = gsync_op_alloc(g, d.seq, d.dtype, d.op, len, buf, sched, budget);
 	gsync_sched_put(sched);
-	if (!op)
+	if (IS_ERR(op)) {
+		err = PTR_ERR(op);
+		if (err == -ENOBUFS)
+			err = gsync_mem_refusal(g);
 		goto out;
+	}
 	buf = NULL;
+	err = gsync_mem_charge(g, op->mem);
+	if (err) {
+		gsync_op_free(g, op);
+		goto out;
+	}
+	op->charged = op->mem;
 
 	spin_lock_bh(&g->lock);
 	op->submitted_at = jiffies;
-	op->deadline = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
 	g->slots[d.seq % g->cfg.window] = op;
 	WRITE_ONCE(g->next_seq, d.seq + 1);
 	g->stats.ops_submitted++;
@@ -331,10 +368,15 @@ static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		g->stats.sched_ops++;
 	gsync_op_start(g, op);
 	gsync_tx_kick(g);
+	/* Other submitters of this seq waiting for the window: it is taken. */
+	gsync_group_wake_writer(g);
 	spin_unlock_bh(&g->lock);
 
 	gsync_rx_replay_stash(g, d.seq);
 	err = len;
+	goto out;
+out_sched:
+	gsync_sched_put(sched);
 out:
 	release_sock(sk);
 	kvfree(buf);
@@ -363,7 +405,7 @@ static int gsync_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	if (!g)
 		goto out;
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
-	err = gsync_wait(sk, g, &timeo, gsync_result_ready);
+	err = gsync_wait(sk, g, &timeo, gsync_result_ready, 0);
 	if (err)
 		goto out;
 
@@ -418,7 +460,7 @@ static __poll_t gsync_poll(struct file *file, struct socket *sock,
 	if (!g)
 		return mask | EPOLLOUT | EPOLLWRNORM;
 	spin_lock_bh(&g->lock);
-	if (gsync_result_ready(g))
+	if (gsync_result_ready(g, 0))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (gsync_window_open(g))
 		mask |= EPOLLOUT | EPOLLWRNORM;

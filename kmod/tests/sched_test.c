@@ -402,9 +402,11 @@ static void top_start(struct kunit *test, struct top *t, unsigned int me)
 	sendbuf = kvmalloc(3 * 4096, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sendbuf);
 	t->op = gsync_op_alloc(t->g, 5, GSYNC_DTYPE_FP32, GSYNC_OP_SUM,
-			       3 * 4096, sendbuf, t->s);
-	if (!t->op)
+			       3 * 4096, sendbuf, t->s, U64_MAX);
+	if (IS_ERR(t->op)) {
 		kvfree(sendbuf);
+		t->op = NULL;
+	}
 	KUNIT_ASSERT_NOT_NULL(test, t->op);
 	KUNIT_ASSERT_EQ(test, t->op->nblocks, 3);
 	KUNIT_ASSERT_EQ(test, t->op->ppb, 4);
@@ -563,8 +565,8 @@ static void gsync_sched_op_default(struct kunit *test)
 	sendbuf = kvmalloc(100000, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sendbuf);
 	op = gsync_op_alloc(g, 5, GSYNC_DTYPE_FP32, GSYNC_OP_AVG, 100000,
-			    sendbuf, s);
-	KUNIT_ASSERT_NOT_NULL(test, op);
+			    sendbuf, s, U64_MAX);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, op);
 	KUNIT_EXPECT_EQ(test, op->nblocks, 1);
 	KUNIT_EXPECT_EQ(test, op->nchunks, 98);
 	KUNIT_EXPECT_EQ(test, op->nsteps, 2);

@@ -92,11 +92,13 @@ struct gsync_addr {
 #define GSYNC_JOIN		1
 
 /*
- * GSYNC_PACING_RATE (set/get): __u64 bytes per second, 0 = unpaced. There
+ * GSYNC_PACING_RATE (set/get): __u64 bytes per second, 0 = unpaced, at
+ * most GSYNC_MAX_PACING_RATE (ERANGE above; also for gsync_join). There
  * is no congestion control: with k ranks multicasting at once each receiver
  * takes k-1 streams, so pace to about its ingress capacity / (k - 1).
  */
 #define GSYNC_PACING_RATE	2
+#define GSYNC_MAX_PACING_RATE	(1ULL << 40)	/* about 1.1 TB/s */
 
 /* GSYNC_INFO (get): struct gsync_info. */
 #define GSYNC_INFO		3
@@ -200,6 +202,11 @@ enum gsync_drop_reason {
 	GSYNC_DROP_DUP,		/* chunk already received */
 	GSYNC_DROP_NOMEM,	/* no memory or over the receive budget */
 	GSYNC_DROP_CLIQUE,	/* for other ranks in this step of a schedule */
+	/*
+	 * NACK/POLL over the peer's rate, or a NACK asking for more
+	 * retransmission than GSYNC_RTX_FACTOR times what we send it
+	 */
+	GSYNC_DROP_RATELIMIT,
 	GSYNC_DROP_MAX,
 };
 
@@ -208,7 +215,8 @@ enum gsync_drop_reason {
  * columns of /proc/net/gsync are "drop_" followed by these.
  */
 #define GSYNC_DROP_NAMES { "short", "version", "type", "group", "rank", \
-	"source", "field", "stale", "window", "dup", "nomem", "clique" }
+	"source", "field", "stale", "window", "dup", "nomem", "clique", \
+	"ratelimit" }
 
 /* Element size in bytes of an enum gsync_dtype value, 0 if unknown. */
 #define GSYNC_DTYPE_SIZE(d)						\
@@ -241,7 +249,12 @@ struct gsync_stats {
  * message's buffer contributes to. seq must equal gsync_info.next_seq (the
  * first operation is 1; every rank submits the same sequence). The buffer
  * length must be a multiple of the element size and at most max_op_bytes.
- * Errors: EINVAL (bad cmsg, seq, dtype, op, length), EMSGSIZE (too large),
+ * Errors: EINVAL (bad cmsg, seq, dtype, op, length; also when another
+ * thread submitted this seq first), EMSGSIZE (larger than max_op_bytes, or
+ * the operation alone needs more kernel memory than net.gsync.sock_mem_max
+ * allows a socket), ENOBUFS (the socket's or the namespace's gsync memory
+ * budget, net.gsync.sock_mem_max / net.gsync.mem_max, is held by earlier
+ * operations: collect them, or wait for peers to acknowledge them), ENOMEM,
  * ENOTCONN (not joined), EAGAIN (window full and non-blocking).
  */
 #define GSYNC_CMSG_OP		1
@@ -262,6 +275,8 @@ struct gsync_op_desc {
  *   ETIMEDOUT   a peer did not deliver its data within op_timeout_ms
  *   EPROTO      ranks disagreed on length, dtype or op for this seq
  *   ECONNABORTED a peer aborted the operation
+ *   ECONNRESET  a peer closed its socket (or its process exited) with the
+ *               operation in flight
  */
 #define GSYNC_CMSG_RESULT	2
 

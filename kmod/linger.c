@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lingering groups: the one owner of a closed group's life after close.
+ *
+ * A rank that has its result may close its socket while peers still need
+ * its contribution (their NACKs have not arrived yet), and an operation
+ * abandoned by close has ABORTs still queued for its peers. Such a group
+ * stays alive without its socket, answering NACKs and POLLs of completed
+ * operations and sending its queued control packets, until every peer has
+ * acknowledged or op_timeout_ms has passed. It then ends itself (the repair
+ * work queues destroy_work), or is ended earlier by namespace teardown,
+ * module unload, or a new GSYNC_JOIN on the same endpoint (a restarted
+ * process takes over its address, as TCP reuses a TIME_WAIT port).
+ *
+ * Locking: gsync_net.lock (mutex, process context) protects the list
+ * gsync_net.lingering and every group's linger_node. Whoever takes a group
+ * off that list under the mutex owns its destruction, so exactly one of
+ * destroy_work, the reaper, and a takeover destroys it. g->lingering and
+ * g->dead are under gsync_group.lock; destroy_work is queued only under
+ * that lock and only while !g->dead, and gsync_group_destroy() cancels it
+ * after setting dead (unless destroy_work itself is the caller), so it
+ * never runs on a freed group.
+ */
+#include <net/ipv6.h>
+
+#include "gsync.h"
+#include "group.h"
+#include "linger.h"
+
+/* Does g still serve peers? Under g->lock. */
+bool gsync_linger_serving(struct gsync_group *g)
+{
+	struct gsync_op *op;
+	u64 seq;
+
+	if (!list_empty(&g->ctrl_q))
+		return true;
+	for (seq = g->base_seq; seq < g->next_seq; seq++) {
+		op = gsync_slot(g, seq);
+		if (op && (op->retained || op->jobs))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The socket of g is closing: list g as lingering before anything can
+ * decide it is done. The caller then calls gsync_linger_decide().
+ */
+void gsync_linger_add(struct gsync_group *g)
+{
+	struct gsync_net *gn = gsync_net(g->net);
+
+	mutex_lock(&gn->lock);
+	list_add_tail(&g->linger_node, &gn->lingering);
+	mutex_unlock(&gn->lock);
+}
+
+/* Take g off the lingering list; true if the caller now owns it. */
+static bool gsync_linger_take(struct gsync_net *gn, struct gsync_group *g)
+{
+	bool mine;
+
+	mutex_lock(&gn->lock);
+	mine = !list_empty(&g->linger_node);
+	list_del_init(&g->linger_node);
+	mutex_unlock(&gn->lock);
+	return mine;
+}
+
+/*
+ * After close: end g now if it serves nobody, else let it linger until the
+ * repair work finds it idle. Process context, no locks held.
+ */
+void gsync_linger_decide(struct gsync_group *g, bool linger)
+{
+	if (linger)
+		return;
+	if (gsync_linger_take(gsync_net(g->net), g))
+		gsync_group_destroy(g, false);
+}
+
+/* Called by the repair work of a lingering group. Under g->lock. */
+bool gsync_linger_check(struct gsync_group *g, bool serving)
+{
+	if (!g->lingering || serving || g->dead)
+		return false;
+	queue_work(gsync_wq, &g->destroy_work);
+	return true;
+}
+
+void gsync_linger_destroy_work(struct work_struct *work)
+{
+	struct gsync_group *g = container_of(work, struct gsync_group,
+					     destroy_work);
+
+	if (gsync_linger_take(gsync_net(g->net), g))
+		gsync_group_destroy(g, true);
+}
+
+/* Namespace teardown: end every lingering group of gn now, one by one. */
+void gsync_linger_reap(struct gsync_net *gn)
+{
+	struct gsync_group *g;
+
+	for (;;) {
+		mutex_lock(&gn->lock);
+		g = list_first_entry_or_null(&gn->lingering, struct gsync_group,
+					     linger_node);
+		if (g)
+			list_del_init(&g->linger_node);
+		mutex_unlock(&gn->lock);
+		if (!g)
+			break;
+		gsync_group_destroy(g, false);
+	}
+	/* Destructions their own destroy_work started finish first. */
+	flush_workqueue(gsync_wq);
+}
+
+static bool gsync_sa_equal(const union gsync_sockaddr *a,
+			   const union gsync_sockaddr *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->v4.sin_port == b->v4.sin_port &&
+		       a->v4.sin_addr.s_addr == b->v4.sin_addr.s_addr;
+	return a->v6.sin6_port == b->v6.sin6_port &&
+	       ipv6_addr_equal(&a->v6.sin6_addr, &b->v6.sin6_addr);
+}
+
+/*
+ * A new GSYNC_JOIN binds endpoint sa: end a lingering group of gn bound to
+ * it, so a restarted process gets its address back at once. Returns the
+ * number of groups ended. Process context, may sleep.
+ */
+unsigned int gsync_linger_takeover(struct gsync_net *gn,
+				   const union gsync_sockaddr *sa)
+{
+	struct gsync_group *g, *found;
+	unsigned int n = 0;
+
+	for (;;) {
+		found = NULL;
+		mutex_lock(&gn->lock);
+		list_for_each_entry(g, &gn->lingering, linger_node) {
+			if (gsync_sa_equal(&g->peer_sa[g->cfg.rank], sa)) {
+				found = g;
+				list_del_init(&g->linger_node);
+				break;
+			}
+		}
+		mutex_unlock(&gn->lock);
+		if (!found)
+			return n;
+		gsync_group_destroy(found, false);
+		atomic64_inc(&gn->linger_takeovers);
+		n++;
+	}
+}
