@@ -107,7 +107,7 @@ STATS_FIELDS = ("ops_submitted ops_completed ops_failed tx_bytes tx_packets "
                 "rx_bytes rx_packets nacks_sent nacks_received retransmits "
                 "mcast_retransmits timeouts mismatches sched_ops reduce_jobs").split()
 DROP_NAMES = ("short version type group rank source field stale window dup nomem "
-              "clique").split()
+              "clique ratelimit").split()
 GSYNC_SCHEDULE = 6
 
 

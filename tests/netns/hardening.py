@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Checks of the socket paths that the hardening work fixed, each printed as
+TAP lines ("ok - ..." / "not ok - ..."). Run inside the islands by
+t-hardening.sh; every check waits on conditions, never on time.
+
+    hardening.py same-seq ADDR            two threads submit one seq
+    hardening.py budget ADDR              net.gsync.* memory budgets
+    hardening.py pacing ADDR              pacing rate range
+    hardening.py member RANK MEMBERS SIZE [kill]
+                                          a rank of a 3-rank group
+    hardening.py linger ADDR PEER         make a lingering group on ADDR
+    hardening.py forge ADDR PEER          rank 1's data, from PEER (linger)
+    hardening.py rejoin ADDR PEER         join ADDR again after linger
+"""
+import errno
+import os
+import socket
+import struct
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gsync_py as g  # noqa: E402
+from fuzz_wire import header  # noqa: E402
+
+FAILED = False
+
+
+def check(desc, cond):
+    global FAILED
+    print(("ok - " if cond else "not ok - ") + desc, flush=True)
+    FAILED |= not cond
+
+
+def errno_of(fn, *args):
+    try:
+        fn(*args)
+        return 0
+    except OSError as e:
+        return e.errno
+
+
+def in_syscall(tid, nr):
+    """Is thread tid blocked in system call nr? (/proc/PID/task/TID/syscall)"""
+    try:
+        with open(f"/proc/self/task/{tid}/syscall") as f:
+            return f.read().split()[0] == str(nr)
+    except OSError:
+        return False
+
+
+def wait_for(cond, what, limit=600000):
+    """Poll cond (cheap /proc reads) until true; fail after limit tries."""
+    for _ in range(limit):
+        if cond():
+            return True
+        os.sched_yield()
+    check(what, False)
+    return False
+
+
+SYS_SENDMSG = 46  # x86_64
+
+
+def same_seq(addr):
+    """Two threads submit the same seq while the window is full: exactly one
+    may take it (the other gets EINVAL), and nothing leaks."""
+    s = g.open_socket()
+    g.join(s, 31, 0, [(addr, 7300), ("198.18.255.254", 7300)], None,
+           window=1, op_timeout_ms=300)
+    g.submit(s, 1, bytes(4096), g.FP32, g.SUM)
+    results, tids = [None, None], [None, None]
+
+    def worker(i):
+        tids[i] = threading.get_native_id()
+        results[i] = errno_of(g.submit, s, 2, bytes(4096), g.FP32, g.SUM)
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True)
+               for i in range(2)]
+    for t in threads:
+        t.start()
+    ok = wait_for(lambda: all(tids) and all(in_syscall(t, SYS_SENDMSG) for t in tids),
+                  "both submitters are blocked on the full window")
+    # Operation 1 times out (no peer): collecting it frees the window.
+    seq, status, _ = g.collect(s, 4096)
+    check("operation 1 timed out (no peer)", (seq, status) == (1, errno.ETIMEDOUT))
+    for t in threads:
+        t.join(timeout=60)   # a bound for a broken kernel, not a wait
+    check("neither submitter is left blocked",
+          not any(t.is_alive() for t in threads))
+    check(f"exactly one submitter of seq 2 won, the other got EINVAL ({results})",
+          ok and sorted(results) == [0, errno.EINVAL])
+    info = s.getsockopt(g.SOL_GSYNC, 3, 64)
+    next_seq = struct.unpack_from("=IHHQQ", info)[4]
+    check(f"next_seq is 3 after one submission of seq 2 ({next_seq})", next_seq == 3)
+    s.close()
+
+
+def sysctl(name, value=None):
+    path = "/proc/sys/net/gsync/" + name
+    if value is not None:
+        with open(path, "w") as f:
+            f.write(str(value))
+    with open(path) as f:
+        return int(f.read())
+
+
+def budget(addr):
+    """net.gsync.sock_mem_max bounds what one socket's operations hold:
+    an operation that can never fit gets EMSGSIZE, one that does not fit
+    beside the ones held gets ENOBUFS, and the namespace total is exact."""
+    defaults = {n: sysctl(n) for n in ("sock_mem_max", "mem_max", "stash_max")}
+    check(f"net.gsync sysctls exist with defaults {defaults}",
+          defaults["sock_mem_max"] == 1 << 30 and defaults["stash_max"] == 32 << 20
+          and defaults["mem_max"] >= 1 << 30)
+    check("a limit below 64 KiB is refused",
+          errno_of(sysctl, "sock_mem_max", 1000) == errno.EINVAL)
+    sysctl("sock_mem_max", 1 << 20)
+    s = g.open_socket()
+    g.join(s, 32, 0, [(addr, 7301), ("198.18.255.254", 7301)], None,
+           window=4, op_timeout_ms=60000)
+    # Default schedule, 2 ranks: our buffer, the result and one peer stream,
+    # plus bitmaps: a bit over 3 x len.
+    check("an operation needing more than sock_mem_max alone: EMSGSIZE",
+          errno_of(g.submit, s, 1, bytes(400 << 10), g.FP32, g.SUM) == errno.EMSGSIZE)
+    check("a fitting operation is accepted",
+          errno_of(g.submit, s, 1, bytes(200 << 10), g.FP32, g.SUM) == 0)
+    held = stats_value("mem_bytes")
+    check(f"the namespace counts what it holds ({held} bytes, > 600 KiB)",
+          600 << 10 < held < 1 << 20)
+    check("a second one beside it: ENOBUFS",
+          errno_of(g.submit, s, 2, bytes(200 << 10), g.FP32, g.SUM) == errno.ENOBUFS)
+    s.close()
+    check("after close nothing is held", stats_value("mem_bytes") == 0)
+    sysctl("sock_mem_max", defaults["sock_mem_max"])
+
+
+def stats_value(name):
+    with open("/proc/net/gsync_stats") as f:
+        for line in f:
+            k, v = line.split()
+            if k == name:
+                return int(v)
+    raise KeyError(name)
+
+
+def pacing(addr):
+    s = g.open_socket()
+    kw = dict(op_timeout_ms=1000)
+    members = [(addr, 7302), ("198.18.255.254", 7302)]
+    check("JOIN with a pacing rate above GSYNC_MAX_PACING_RATE: ERANGE",
+          errno_of(lambda: g.join(s, 33, 0, members, None,
+                                  pacing_rate=(1 << 40) + 1, **kw)) == errno.ERANGE)
+    g.join(s, 33, 0, [(addr, 7302), ("198.18.255.254", 7302)], None, **kw)
+    set_rate = lambda r: s.setsockopt(g.SOL_GSYNC, 2, struct.pack("=Q", r))  # noqa: E731
+    check("GSYNC_PACING_RATE above the maximum: ERANGE",
+          errno_of(set_rate, (1 << 40) + 1) == errno.ERANGE)
+    check("GSYNC_PACING_RATE at the maximum is accepted",
+          errno_of(set_rate, 1 << 40) == 0)
+    s.close()
+
+
+def member(rank, members, size, kill):
+    """One rank of a 3-rank group: submit operation 1 and report how it
+    ended; with kill, print "submitted" and wait to be killed."""
+    eps = [g.parse_endpoint(m) for m in members.split(",")]
+    s = g.open_socket()
+    # Paced slowly so that the operation is still being sent when killed.
+    g.join(s, 34, rank, eps, None, op_timeout_ms=20000, pacing_rate=2 << 20)
+    g.submit(s, 1, bytes(size), g.FP32, g.SUM)
+    if kill:
+        print(f"submitted {os.getpid()}", flush=True)
+        sys.stdin.read()
+        return
+    seq, status, _ = g.collect(s, size)
+    print(f"result seq {seq} status {status}", flush=True)
+
+
+def linger(addr, peer):
+    """Rank 0 of a 2-rank group whose rank 1 is a plain UDP socket (forge):
+    it completes operation 1 with a DATA packet forged for rank 1, whose
+    acknowledgement never comes, so after close rank 0's group lingers."""
+    s = g.open_socket()
+    g.join(s, 35, 0, [(addr, 7303), (peer, 7303)], None, op_timeout_ms=600000)
+    g.submit(s, 1, bytes(64), g.FP32, g.SUM)
+    print("submitted", flush=True)
+    seq, status, data = g.collect(s, 64)
+    check("rank 0 completed operation 1 with the forged rank 1",
+          (seq, status, data) == (1, 0, FORGED))
+    held = stats_value("mem_bytes")
+    s.close()
+    check(f"after close the lingering group still holds its operation ({held} bytes)",
+          held > 0 and stats_value("mem_bytes") == held)
+
+
+FORGED = struct.pack("=16f", *range(16))
+
+
+def forge(addr, peer):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind((peer, 7303))
+    u.sendto(header(None, 35, 2, 1, seq=1, plen=64, total=64, cb=1024) + FORGED,
+             (addr, 7303))
+    u.close()
+
+
+def rejoin(addr, peer):
+    before = stats_value("linger_takeovers")
+    s = g.open_socket()
+    err = errno_of(g.join, s, 36, 0, [(addr, 7303), (peer, 7303)], None)
+    check(f"a new JOIN on the lingering group's endpoint succeeds (errno {err})",
+          err == 0)
+    check("it took over exactly one lingering group",
+          stats_value("linger_takeovers") == before + 1)
+    check("the old group's memory is released", stats_value("mem_bytes") == 0)
+    s.close()
+
+
+def main(argv):
+    cmd = argv[1]
+    if cmd == "same-seq":
+        same_seq(argv[2])
+    elif cmd == "budget":
+        budget(argv[2])
+    elif cmd == "pacing":
+        pacing(argv[2])
+    elif cmd == "member":
+        member(int(argv[2]), argv[3], int(argv[4]), len(argv) > 5)
+    elif cmd == "linger":
+        linger(argv[2], argv[3])
+    elif cmd == "forge":
+        forge(argv[2], argv[3])
+    elif cmd == "rejoin":
+        rejoin(argv[2], argv[3])
+    else:
+        sys.exit(__doc__)
+    sys.exit(1 if FAILED else 0)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The socket paths the hardening work fixed: one submission per seq under
+# concurrent callers, the net.gsync memory budgets, the pacing range, a rank
+# killed mid-send failing its peers promptly with ECONNRESET, and a process
+# restarted on the endpoint of its own lingering group.
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+gs_islands_up 3
+a0=$(gs_addr4 i0)
+a1=$(gs_addr4 i1)
+
+gs_exec i0 python3 tests/netns/hardening.py same-seq "$a0"
+GS_FAILED=$(( GS_FAILED | $? ))
+gs_exec i0 python3 tests/netns/hardening.py budget "$a0"
+GS_FAILED=$(( GS_FAILED | $? ))
+gs_exec i0 python3 tests/netns/hardening.py pacing "$a0"
+GS_FAILED=$(( GS_FAILED | $? ))
+
+# A closed rank whose peer never acknowledged lingers; a new process on the
+# same endpoint must get it at once (no EADDRINUSE).
+mkfifo "$tmp/l0"
+gs_exec i0 python3 tests/netns/hardening.py linger "$a0" "$a1" > "$tmp/l0" 2>&1 &
+pl=$!
+exec 8< "$tmp/l0"
+read -r line <&8		# rank 0 joined and submitted
+gs_ok "rank 0 submitted ($line)" test "$line" = submitted
+gs_ok "the forged rank 1 sent its data" \
+	gs_exec i1 python3 tests/netns/hardening.py forge "$a0" "$a1"
+cat <&8
+exec 8<&-
+wait "$pl"
+GS_FAILED=$(( GS_FAILED | $? ))
+gs_exec i0 python3 tests/netns/hardening.py rejoin "$a0" "$a1"
+GS_FAILED=$(( GS_FAILED | $? ))
+
+# Rank 2 submits a 4 MiB operation paced at 2 MiB/s and is SIGKILLed while
+# sending it: ranks 0 and 1 must fail with ECONNRESET (104), told by the
+# ABORT its socket sends at close, not with ETIMEDOUT after 20 s.
+members=$(gs_members 4 7310)
+size=$((4 << 20))
+for r in 0 1; do
+	gs_exec "i$r" python3 tests/netns/hardening.py member "$r" "$members" "$size" \
+		> "$tmp/m$r" 2>&1 &
+	eval "pm$r=\$!"
+done
+mkfifo "$tmp/in2" "$tmp/out2"
+gs_exec i2 python3 tests/netns/hardening.py member 2 "$members" "$size" kill \
+	< "$tmp/in2" > "$tmp/out2" 2>&1 &
+pm2=$!
+exec 7> "$tmp/in2"		# rank 2 waits on its stdin until killed
+exec 8< "$tmp/out2"
+read -r line pid <&8		# blocks until rank 2 has submitted
+gs_ok "rank 2 submitted before it was killed ($line)" test "$line" = submitted
+start=$(date +%s%N)
+kill -KILL "$pid"
+wait "$pm2"
+wait "$pm0" "$pm1"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+exec 7>&- 8<&-
+for r in 0 1; do
+	gs_ok "rank $r: the operation of a killed rank fails with ECONNRESET" \
+		grep -qx 'result seq 1 status 104' "$tmp/m$r"
+	gs_diag < "$tmp/m$r"
+done
+gs_ok "survivors failed within 5 s of the kill, op_timeout 20 s (${ms} ms)" \
+	test "$ms" -lt 5000
+
+rm -rf "$tmp"
+exit $GS_FAILED
