@@ -24,6 +24,10 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "udp.h"
+#include "op.h"
+#include "repair.h"
+#include "send.h"
 #include "linger.h"
 #include "mem.h"
 #include "offload.h"

@@ -223,86 +223,9 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 		     unsigned int optlen);
 void gsync_group_destroy(struct gsync_group *g, bool from_work);
 void gsync_group_close(struct gsync_group *g);
-bool gsync_op_keeps_failure(const struct gsync_op *op);
 int gsync_join_check(struct gsync_join *j,
 		     const struct gsync_addr *members);
 void gsync_group_wake_reader(struct gsync_group *g);
 void gsync_group_wake_writer(struct gsync_group *g);
-
-/* udp.c */
-int gsync_udp_open(struct gsync_group *g);
-void gsync_udp_close(struct gsync_group *g);
-int gsync_udp_send(struct gsync_group *g, int dest, const void *hdr,
-		   unsigned int hdr_len, const void *payload,
-		   unsigned int payload_len);
-int gsync_addr_to_sockaddr(const struct gsync_addr *a,
-			   union gsync_sockaddr *sa);
-
-/* op.c */
-struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
-				u8 redop, u32 len, void *sendbuf,
-				struct gsync_sched *sched, u64 budget);
-u64 gsync_op_mem_floor(struct gsync_group *g, const struct gsync_sched *sched,
-		       u32 len);
-void gsync_op_start(struct gsync_group *g, struct gsync_op *op);
-void gsync_op_free(struct gsync_group *g, struct gsync_op *op);
-void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err);
-bool gsync_op_releasable(struct gsync_group *g, struct gsync_op *op);
-void gsync_op_unretain(struct gsync_group *g, struct gsync_op *op);
-void gsync_group_release_slots(struct gsync_group *g,
-			       struct list_head *to_free);
-void gsync_op_free_list(struct gsync_group *g, struct list_head *to_free);
-void gsync_reduce_work(struct work_struct *work);
-struct gsync_contrib *gsync_op_stream(struct gsync_op *op, unsigned int s,
-				      unsigned int rank);
-bool gsync_op_expects(struct gsync_group *g, struct gsync_op *op,
-		      unsigned int s, unsigned int rank, u32 b);
-bool gsync_op_sends(struct gsync_group *g, struct gsync_op *op,
-		    unsigned int s, u32 b);
-bool gsync_op_sends_to(struct gsync_group *g, struct gsync_op *op,
-		       unsigned int s, u32 b, unsigned int rank);
-u16 gsync_op_step_cov(struct gsync_op *op, unsigned int s,
-		      unsigned int rank);
-void gsync_op_block_in(struct gsync_group *g, struct gsync_op *op,
-		       unsigned int s, u32 b);
-void gsync_op_reduced(struct gsync_group *g, struct gsync_op *op,
-		      unsigned int t, u32 b);
-bool gsync_op_all_acked(struct gsync_group *g, struct gsync_op *op);
-
-/* send.c */
-void gsync_tx_kick(struct gsync_group *g);
-void gsync_tx_work(struct work_struct *work);
-int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
-		     const struct gsync_op *op, unsigned int s,
-		     const void *payload, unsigned int payload_len);
-void gsync_wire_fill(struct gsync_group *g, struct gsync_wire_hdr *h,
-		     u8 type, u64 seq, u8 dtype, u8 redop);
-
-/* sched_opt.c */
-int gsync_sched_setsockopt(struct gsync_group *g, sockptr_t optval,
-			   unsigned int optlen);
-int gsync_sched_push(struct gsync_sock *gs, sockptr_t optval,
-		     unsigned int optlen);
-struct gsync_sched *gsync_sched_for_seq(struct gsync_group *g, u64 seq);
-int gsync_sched_getsockopt(struct gsync_group *g, char __user *optval,
-			   int __user *optlen, int len);
-
-/* receive.c */
-int gsync_udp_encap_rcv(struct sock *usk, struct sk_buff *skb);
-void gsync_rx_replay_stash(struct gsync_group *g, u64 seq);
-
-/* repair.c */
-void gsync_repair_work(struct work_struct *work);
-unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
-			       struct gsync_wire_range *out,
-			       unsigned int max);
-void gsync_send_status(struct gsync_group *g, struct gsync_op *op,
-		       unsigned int s, int dest);
-void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
-		     unsigned int s, struct gsync_contrib *c);
-
-/* wire.c */
-int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,
-		     u64 group_id, u16 nranks, u16 rank);
 
 #endif /* GSYNC_GROUP_H */

@@ -32,7 +32,10 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "op.h"
+#include "send.h"
 #include "mem.h"
+#include "route.h"
 
 /* A run of blocks of one round handed to the engine. */
 struct gsync_rjob {
@@ -69,86 +72,6 @@ static unsigned long *gsync_op_bitmap(struct gsync_op *op, u64 budget,
 	return gsync_op_kvzalloc(op, budget,
 				 BITS_TO_LONGS(nbits) * sizeof(long), true);
 }
-
-static bool gsync_reduces(const struct gsync_sclique *q, u32 b,
-			  unsigned int me)
-{
-	return !gsync_sclique_owned(q) || gsync_sclique_owner(q, b) == me;
-}
-
-/* Contributors covered by what rank sends in step s. */
-u16 gsync_op_step_cov(struct gsync_op *op, unsigned int s, unsigned int rank)
-{
-	const struct gsync_sclique *q;
-
-	if (!(s & 1))
-		return gsync_sched_cov(op->sched, s / 2, rank);
-	q = gsync_sched_clique(op->sched, s / 2, rank);
-	return q ? q->cov_out : 0;
-}
-GSYNC_EXPORT_FOR_TESTS(gsync_op_step_cov);
-
-/* Do we expect block b from rank in step s? */
-bool gsync_op_expects(struct gsync_group *g, struct gsync_op *op,
-		      unsigned int s, unsigned int rank, u32 b)
-{
-	const struct gsync_sclique *q = op->step[s].q;
-
-	if (!q)
-		return false;
-	if (!(s & 1))
-		return gsync_sched_cov(op->sched, s / 2, rank) &&
-		       gsync_reduces(q, b, g->cfg.rank);
-	return gsync_sclique_owned(q) && gsync_sclique_owner(q, b) == rank;
-}
-GSYNC_EXPORT_FOR_TESTS(gsync_op_expects);
-
-/* Do we send block b in step s? */
-bool gsync_op_sends(struct gsync_group *g, struct gsync_op *op,
-		    unsigned int s, u32 b)
-{
-	const struct gsync_sclique *q = op->step[s].q;
-	unsigned int me = g->cfg.rank;
-
-	if (!q)
-		return false;
-	if (!(s & 1))
-		return gsync_sched_cov(op->sched, s / 2, me) &&
-		       !(gsync_sclique_owned(q) &&
-			 gsync_sclique_owner(q, b) == me);
-	return gsync_sclique_owned(q) && gsync_sclique_owner(q, b) == me;
-}
-
-/* Do we send block b to rank in step s? */
-bool gsync_op_sends_to(struct gsync_group *g, struct gsync_op *op,
-		       unsigned int s, u32 b, unsigned int rank)
-{
-	const struct gsync_sclique *q = op->step[s].q;
-
-	if (rank == g->cfg.rank || !gsync_op_sends(g, op, s, b) ||
-	    gsync_sclique_pos(q, rank) < 0)
-		return false;
-	if (!(s & 1) && gsync_sclique_owned(q))
-		return gsync_sclique_owner(q, b) == rank;
-	return true;
-}
-GSYNC_EXPORT_FOR_TESTS(gsync_op_sends_to);
-
-/* The stream rank sends us in step s, or NULL if it is not in our clique. */
-struct gsync_contrib *gsync_op_stream(struct gsync_op *op, unsigned int s,
-				      unsigned int rank)
-{
-	struct gsync_step *st = &op->step[s];
-	int pos;
-
-	if (!st->q)
-		return NULL;
-	pos = gsync_sclique_pos(st->q, rank);
-	if (pos < 0 || pos == st->pos)
-		return NULL;
-	return &st->in[pos];
-}
-GSYNC_EXPORT_FOR_TESTS(gsync_op_stream);
 
 void gsync_op_free(struct gsync_group *g, struct gsync_op *op)
 {
@@ -348,7 +271,7 @@ struct gsync_op *gsync_op_alloc(struct gsync_group *g, u64 seq, u8 dtype,
 		if (!op->reducible[t])
 			goto fail;
 		for (b = 0; b < op->nblocks; b++)
-			if (gsync_reduces(q, b, me))
+			if (gsync_route_reduces(q, b, me))
 				op->pend[t][b] = q->ninputs;
 		if (gsync_op_alloc_step(g, op, q, 2 * t, budget) ||
 		    gsync_op_alloc_step(g, op, q, 2 * t + 1, budget))
@@ -404,7 +327,7 @@ static void gsync_op_ready(struct gsync_group *g, struct gsync_op *op,
 		const struct gsync_sclique *q = op->step[2 * t].q;
 
 		if (q && gsync_sched_cov(op->sched, t, me) &&
-		    gsync_reduces(q, b, me))
+		    gsync_route_reduces(q, b, me))
 			gsync_op_input(g, op, t, b);
 	}
 	if (op->base[op->nrounds] == v && ++op->nready == op->nblocks &&

@@ -22,6 +22,12 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "op.h"
+#include "send.h"
+#include "receive.h"
+#include "repair.h"
+#include "wire.h"
+#include "route.h"
 #include "mem.h"
 
 #define GSYNC_PAYLOAD_OFF	(sizeof(struct udphdr) + GSYNC_WIRE_HDR_LEN)

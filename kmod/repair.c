@@ -20,6 +20,9 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "op.h"
+#include "send.h"
+#include "repair.h"
 #include "linger.h"
 
 #define GSYNC_MAX_BACKOFF	4	/* intervals grow up to 16x */

@@ -23,6 +23,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "sched_opt.h"
 
 /* Largest blob: every count at its maximum. */
 #define GSYNC_SCHED_MAX_BLOB	GSYNC_SCHED_BLOB_LEN(GSYNC_SCHED_MAX_CLIQUES, \

@@ -19,6 +19,9 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "udp.h"
+#include "send.h"
+#include "route.h"
 
 #define GSYNC_CTRL_MAX		1024	/* queued control packets */
 #define GSYNC_TX_BATCH		64	/* packets per work run */
@@ -112,36 +115,6 @@ static unsigned int gsync_build_data(struct gsync_group *g,
 	h->flags = cpu_to_be16(flags);
 	memcpy(g->txbuf + sizeof(*h), op->val[op->step[s].src] + off, plen);
 	return sizeof(*h) + plen;
-}
-
-/*
- * Destinations of a chunk of block b in step s: one multicast (-1), the
- * block's owner, or each other member of the clique in turn.
- */
-static unsigned int gsync_step_ndest(struct gsync_group *g,
-				     struct gsync_op *op, unsigned int s)
-{
-	const struct gsync_sclique *q = op->step[s].q;
-
-	if (!(s & 1) && gsync_sclique_owned(q))
-		return 1;
-	if (!(s & 1) ? q->pattern == GSYNC_PAT_UNICAST || g->unicast :
-	    q->unicast)
-		return q->nmembers - 1;
-	return 1;
-}
-
-static int gsync_step_dest(struct gsync_group *g, struct gsync_op *op,
-			   unsigned int s, u32 b, unsigned int i)
-{
-	const struct gsync_step *st = &op->step[s];
-	const struct gsync_sclique *q = st->q;
-
-	if (!(s & 1) && gsync_sclique_owned(q))
-		return gsync_sclique_owner(q, b);
-	if (gsync_step_ndest(g, op, s) == 1)
-		return -1;
-	return q->members[i < st->pos ? i : i + 1];
 }
 
 struct gsync_tx_pick {

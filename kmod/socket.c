@@ -22,6 +22,10 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "op.h"
+#include "send.h"
+#include "sched_opt.h"
+#include "receive.h"
 #include "mem.h"
 #include "offload.h"
 

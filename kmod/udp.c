@@ -24,6 +24,8 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "udp.h"
+#include "receive.h"
 
 int gsync_addr_to_sockaddr(const struct gsync_addr *a,
 			   union gsync_sockaddr *sa)

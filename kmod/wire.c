@@ -15,6 +15,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "wire.h"
 
 static unsigned int gsync_wire_elem(u8 dtype)
 {

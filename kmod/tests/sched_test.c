@@ -12,6 +12,8 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "op.h"
+#include "route.h"
 
 struct tcl {
 	u16 round;

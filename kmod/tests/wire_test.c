@@ -11,6 +11,8 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "repair.h"
+#include "wire.h"
 
 #define GROUP	0x1234abcdULL
 #define NRANKS	4

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Step routing: who sends which block to whom in each step of an
+ * operation, from this rank's point of view. The operation's setup (op.c),
+ * the send path (send.c), the receive path (receive.c) and loss repair ask
+ * these functions, and nothing else decides it.
+ *
+ * Step 2r sends values into round r's reductions: in a clique without
+ * owners every member sends its value to every other member (multicast or
+ * unicast fan-out); in an owner pattern (RS_MULTICAST, AGGREGATOR) block b
+ * goes only to its owner. Step 2r + 1 sends the reduced blocks back from
+ * their owners to every member.
+ *
+ * Locking: pure functions of the operation's compiled schedule and steps;
+ * callers hold gsync_group.lock or own the operation (setup).
+ */
+#include "gsync.h"
+#include "group.h"
+#include "route.h"
+
+bool gsync_route_reduces(const struct gsync_sclique *q, u32 b,
+			  unsigned int me)
+{
+	return !gsync_sclique_owned(q) || gsync_sclique_owner(q, b) == me;
+}
+
+/* Contributors covered by what rank sends in step s. */
+u16 gsync_op_step_cov(struct gsync_op *op, unsigned int s, unsigned int rank)
+{
+	const struct gsync_sclique *q;
+
+	if (!(s & 1))
+		return gsync_sched_cov(op->sched, s / 2, rank);
+	q = gsync_sched_clique(op->sched, s / 2, rank);
+	return q ? q->cov_out : 0;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_step_cov);
+
+/* Do we expect block b from rank in step s? */
+bool gsync_op_expects(struct gsync_group *g, struct gsync_op *op,
+		      unsigned int s, unsigned int rank, u32 b)
+{
+	const struct gsync_sclique *q = op->step[s].q;
+
+	if (!q)
+		return false;
+	if (!(s & 1))
+		return gsync_sched_cov(op->sched, s / 2, rank) &&
+		       gsync_route_reduces(q, b, g->cfg.rank);
+	return gsync_sclique_owned(q) && gsync_sclique_owner(q, b) == rank;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_expects);
+
+/* Do we send block b in step s? */
+bool gsync_op_sends(struct gsync_group *g, struct gsync_op *op,
+		    unsigned int s, u32 b)
+{
+	const struct gsync_sclique *q = op->step[s].q;
+	unsigned int me = g->cfg.rank;
+
+	if (!q)
+		return false;
+	if (!(s & 1))
+		return gsync_sched_cov(op->sched, s / 2, me) &&
+		       !(gsync_sclique_owned(q) &&
+			 gsync_sclique_owner(q, b) == me);
+	return gsync_sclique_owned(q) && gsync_sclique_owner(q, b) == me;
+}
+
+/* Do we send block b to rank in step s? */
+bool gsync_op_sends_to(struct gsync_group *g, struct gsync_op *op,
+		       unsigned int s, u32 b, unsigned int rank)
+{
+	const struct gsync_sclique *q = op->step[s].q;
+
+	if (rank == g->cfg.rank || !gsync_op_sends(g, op, s, b) ||
+	    gsync_sclique_pos(q, rank) < 0)
+		return false;
+	if (!(s & 1) && gsync_sclique_owned(q))
+		return gsync_sclique_owner(q, b) == rank;
+	return true;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_sends_to);
+
+/* The stream rank sends us in step s, or NULL if it is not in our clique. */
+struct gsync_contrib *gsync_op_stream(struct gsync_op *op, unsigned int s,
+				      unsigned int rank)
+{
+	struct gsync_step *st = &op->step[s];
+	int pos;
+
+	if (!st->q)
+		return NULL;
+	pos = gsync_sclique_pos(st->q, rank);
+	if (pos < 0 || pos == st->pos)
+		return NULL;
+	return &st->in[pos];
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_stream);
+
+/*
+ * Destinations of a chunk of block b in step s: one multicast (-1), the
+ * block's owner, or each other member of the clique in turn.
+ */
+unsigned int gsync_step_ndest(struct gsync_group *g,
+				     struct gsync_op *op, unsigned int s)
+{
+	const struct gsync_sclique *q = op->step[s].q;
+
+	if (!(s & 1) && gsync_sclique_owned(q))
+		return 1;
+	if (!(s & 1) ? q->pattern == GSYNC_PAT_UNICAST || g->unicast :
+	    q->unicast)
+		return q->nmembers - 1;
+	return 1;
+}
+
+int gsync_step_dest(struct gsync_group *g, struct gsync_op *op,
+			   unsigned int s, u32 b, unsigned int i)
+{
+	const struct gsync_step *st = &op->step[s];
+	const struct gsync_sclique *q = st->q;
+
+	if (!(s & 1) && gsync_sclique_owned(q))
+		return gsync_sclique_owner(q, b);
+	if (gsync_step_ndest(g, op, s) == 1)
+		return -1;
+	return q->members[i < st->pos ? i : i + 1];
+}
+

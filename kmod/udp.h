@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The group's kernel UDP sockets (udp.c). */
+#ifndef GSYNC_UDP_H
+#define GSYNC_UDP_H
+
+#include "group.h"
+
+int gsync_udp_open(struct gsync_group *g);
+void gsync_udp_close(struct gsync_group *g);
+int gsync_udp_send(struct gsync_group *g, int dest, const void *hdr,
+		   unsigned int hdr_len, const void *payload,
+		   unsigned int payload_len);
+int gsync_addr_to_sockaddr(const struct gsync_addr *a,
+			   union gsync_sockaddr *sa);
+
+#endif /* GSYNC_UDP_H */
