@@ -6,6 +6,7 @@
 #   make demo            boot the VM with the nine-city islands
 #   make deps            install the Debian packages the build and tests need
 #   make bench           CPU reduction, offload path and WAN all-reduce benchmarks
+#   make soak            minutes of random traffic and disruptions, debug kernel
 #
 # VM_PROFILE=fast|debug selects the test kernel (see tests/vm/config/).
 
@@ -25,7 +26,7 @@ MODULE_SRCS := Kbuild $(shell find kmod uapi xrt_kernels/ref -name '*.[ch]' -o -
 
 USERSPACE_DIRS := $(patsubst %/Makefile,%,$(wildcard userspace/*/Makefile xrt_kernels/Makefile))
 
-.PHONY: all modules modules-dir userspace check demo deps clean checkpatch bench
+.PHONY: all modules modules-dir userspace check demo deps clean checkpatch bench soak
 
 all: userspace
 	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory modules; \
@@ -66,6 +67,11 @@ bench:
 	@$(MAKE) --no-print-directory -C tests/bench/reduce run
 	@tests/bench/offload/run
 	@tests/bench/gsync-bench
+
+# Minutes of random traffic, kills, netns deletions and module reloads on
+# the debug kernel; not part of check (SOAK_MINUTES, default 10).
+soak:
+	@tests/soak/run --minutes $(or $(SOAK_MINUTES),10)
 
 clean:
 	rm -rf build

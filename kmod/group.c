@@ -37,6 +37,11 @@
 #define GSYNC_DEF_TIMEOUT_MS	10000
 #define GSYNC_DEF_REPAIR_MS	20
 #define GSYNC_DEF_MTU		1500
+/*
+ * Send buffer of the group's kernel UDP socket, for WAN bandwidth-delay
+ * products: a fixed bound per group on packets queued below gsync.
+ */
+#define GSYNC_UDP_SNDBUF	(8 << 20)
 
 static bool gsync_bytes_zero(const void *p, size_t n)
 {
@@ -293,6 +298,7 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	err = gsync_udp_open(g);
 	if (err)
 		goto err_free;
+	WRITE_ONCE(g->usock->sk->sk_sndbuf, GSYNC_UDP_SNDBUF);
 
 	/* Pairs with the acquire in /proc and poll: publish a ready group. */
 	smp_store_release(&gs->group, g);

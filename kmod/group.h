@@ -46,7 +46,13 @@ union gsync_sockaddr {
  * so gaps in have[] are exactly what is missing.
  */
 struct gsync_contrib {
-	void *buf;			/* op->len bytes; see borrowed */
+	/*
+	 * op->len bytes (see borrowed), or with stride > 1 only the blocks
+	 * it sends us, every stride-th block from ours, packed: address
+	 * them with gsync_stream_ptr()
+	 */
+	void *buf;
+	u16 stride;			/* 0: the whole value */
 	unsigned long *have;		/* chunk bits, valid once nchunks */
 	u32 *blk_left;			/* [nblocks]: chunks still missing */
 	u16 rank;

@@ -120,26 +120,34 @@ u64 gsync_op_mem_floor(struct gsync_group *g, const struct gsync_sched *sched,
 {
 	unsigned int me = g->cfg.rank, t, j;
 	u32 nblocks = gsync_blocks(len, gsync_sched_block(sched, len));
-	u64 bufs = 1;
+
+	u32 block = gsync_sched_block(sched, len);
+	u64 bytes = len, mine;
 
 	for (t = 0; t < sched->nrounds; t++) {
 		const struct gsync_sclique *q = gsync_sched_clique(sched, t, me);
 		int pos;
+		u32 b;
 
 		if (!q)
 			continue;
-		bufs++;
+		bytes += len;
 		pos = gsync_sclique_pos(q, me);
 		/* Owner patterns: inputs come only to the owner of a block. */
-		if (gsync_sclique_owned(q) &&
-		    (q->pattern == GSYNC_PAT_AGGREGATOR ? q->aggregator != me :
-		     pos >= nblocks))
+		if (q->pattern == GSYNC_PAT_AGGREGATOR && q->aggregator != me)
 			continue;
+		mine = len;
+		if (q->pattern == GSYNC_PAT_RS_MULTICAST) {
+			/* as gsync_stream_layout(): our blocks only */
+			mine = 0;
+			for (b = pos; b < nblocks; b += q->nmembers)
+				mine += min_t(u64, block, len - (u64)b * block);
+		}
 		for (j = 0; j < q->nmembers; j++)
 			if (j != pos && gsync_sched_cov(sched, t, q->members[j]))
-				bufs++;
+				bytes += mine;
 	}
-	return bufs * len;
+	return bytes;
 }
 
 /* Set up step s (round t) of op for us. Process context. */
@@ -150,6 +158,7 @@ static int gsync_op_alloc_step(struct gsync_group *g, struct gsync_op *op,
 	struct gsync_step *st = &op->step[s];
 	unsigned int me = g->cfg.rank, t = s / 2, j;
 	u32 max_chunks, b;
+	u64 bytes;
 
 	st->q = q;
 	st->pos = gsync_sclique_pos(q, me);
@@ -178,7 +187,9 @@ static int gsync_op_alloc_step(struct gsync_group *g, struct gsync_op *op,
 			c->buf = op->val[t + 1];
 			c->borrowed = true;
 		} else {
-			c->buf = gsync_op_kvzalloc(op, budget, op->len, false);
+			c->stride = gsync_stream_layout(op, s, q, st->pos,
+							&bytes);
+			c->buf = gsync_op_kvzalloc(op, budget, bytes, false);
 		}
 		if (!c->have || !c->blk_left || !c->buf)
 			return -ENOMEM;
@@ -504,6 +515,9 @@ static bool gsync_claim_blocks(struct gsync_group *g, struct gsync_op **opp,
 			if (b >= op->nblocks)
 				continue;
 			e = find_next_zero_bit(op->reducible[t], op->nblocks, b);
+			/* Strided stream buffers hold one block in a row. */
+			if (op->step[2 * t].q->pattern == GSYNC_PAT_RS_MULTICAST)
+				e = b + 1;
 			bitmap_clear(op->reducible[t], b, e - b);
 			op->jobs++;
 			*opp = op;
@@ -567,10 +581,10 @@ void gsync_reduce_work(struct work_struct *work)
 		bytes = min(count * op->block, op->len - off);
 		for (i = 0; i < q->ninputs; i++) {
 			unsigned int r = q->order[i];
-			const void *buf = r == me ? op->val[t] :
-				gsync_op_stream(op, 2 * t, r)->buf;
 
-			rj->in[i] = buf + off;
+			rj->in[i] = r == me ? op->val[t] + off :
+				gsync_stream_ptr(op, gsync_op_stream(op, 2 * t, r),
+						 off);
 		}
 		rj->op = op;
 		rj->g = g;

@@ -155,7 +155,8 @@ static void gsync_rx_data(struct gsync_group *g, struct gsync_op *op,
 				  GSYNC_DROP_DUP : GSYNC_DROP_CLIQUE);
 	if (test_bit(chunk, c->have))
 		return gsync_drop(g, GSYNC_DROP_DUP);
-	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, c->buf + off, plen))
+	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, gsync_stream_ptr(op, c, off),
+			  plen))
 		return gsync_drop(g, GSYNC_DROP_SHORT);
 
 	__set_bit(chunk, c->have);
@@ -372,6 +373,26 @@ static bool gsync_rx_ctl_allowed(struct gsync_group *g, unsigned int r)
 }
 
 /*
+ * A POLL for an operation we released: we hold all we needed of it, and
+ * its sender must not keep it (and its window slot) until op_timeout_ms
+ * waiting for our acknowledgement, which we sent but it lost. Answer with
+ * a STATUS saying every stream of that step is complete. Under the lock.
+ */
+static void gsync_rx_stale_poll(struct gsync_group *g,
+				const struct gsync_wire_hdr *poll, unsigned int r)
+{
+	struct gsync_wire_status st;
+	struct gsync_wire_hdr h;
+
+	memset(st.complete, 0xff, sizeof(st.complete));
+	gsync_wire_fill(g, &h, GSYNC_PKT_STATUS, be64_to_cpu(poll->seq),
+			poll->dtype, poll->op);
+	h.round = poll->round;
+	h.sched_tag = poll->sched_tag;
+	gsync_ctrl_queue_hdr(g, r, &h, &st, sizeof(st));
+}
+
+/*
  * Bytes of early packets the socket keeps: net.gsync.stash_max, or less if
  * the user set SO_RCVBUF. Under the lock, with g->gs set.
  */
@@ -428,6 +449,8 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 	seq = be64_to_cpu(h.seq);
 	if (seq < g->base_seq) {
 		gsync_drop(g, GSYNC_DROP_STALE);
+		if (h.type == GSYNC_PKT_POLL && gsync_rx_ctl_allowed(g, r))
+			gsync_rx_stale_poll(g, &h, r);
 		return false;
 	}
 	if (seq - g->base_seq >= g->cfg.window) {

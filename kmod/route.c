@@ -128,3 +128,35 @@ int gsync_step_dest(struct gsync_group *g, struct gsync_op *op,
 	return q->members[i < st->pos ? i : i + 1];
 }
 
+
+/*
+ * Receive buffer of a stream of step s: in a reduce-scatter clique a
+ * member sends us only the blocks we own (every nmembers-th from our
+ * position), so the stream gets room for those alone. Returns the stride
+ * between our blocks (0: a buffer of the whole value) and sets *bytes.
+ */
+u16 gsync_stream_layout(const struct gsync_op *op, unsigned int s,
+			const struct gsync_sclique *q, unsigned int pos,
+			u64 *bytes)
+{
+	u32 b;
+
+	*bytes = op->len;
+	if ((s & 1) || q->pattern != GSYNC_PAT_RS_MULTICAST || q->nmembers < 2)
+		return 0;
+	*bytes = 0;
+	for (b = pos; b < op->nblocks; b += q->nmembers)
+		*bytes += min_t(u64, op->block, op->len - (u64)b * op->block);
+	return q->nmembers;
+}
+
+/* Where byte off of the value lies in stream c's buffer. */
+void *gsync_stream_ptr(const struct gsync_op *op,
+		       const struct gsync_contrib *c, u32 off)
+{
+	u32 b = off / op->block;
+
+	if (!c->stride)
+		return c->buf + off;
+	return c->buf + (size_t)(b / c->stride) * op->block + off % op->block;
+}

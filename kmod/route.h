@@ -26,5 +26,10 @@ unsigned int gsync_step_ndest(struct gsync_group *g, struct gsync_op *op,
 			      unsigned int s);
 int gsync_step_dest(struct gsync_group *g, struct gsync_op *op,
 		    unsigned int s, u32 b, unsigned int i);
+u16 gsync_stream_layout(const struct gsync_op *op, unsigned int s,
+			const struct gsync_sclique *q, unsigned int pos,
+			u64 *bytes);
+void *gsync_stream_ptr(const struct gsync_op *op,
+		       const struct gsync_contrib *c, u32 off);
 
 #endif /* GSYNC_ROUTE_H */

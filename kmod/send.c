@@ -65,6 +65,24 @@ int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
 		     const struct gsync_op *op, unsigned int s,
 		     const void *payload, unsigned int payload_len)
 {
+	struct gsync_wire_hdr h;
+
+	gsync_wire_fill(g, &h, type, op->seq, op->dtype, op->redop);
+	h.round = cpu_to_be16(s);
+	h.sched_tag = cpu_to_be16(op->sched->tag);
+	if (type == GSYNC_PKT_POLL)
+		gsync_wire_contrib(g, &h, op);
+	return gsync_ctrl_queue_hdr(g, dest, &h, payload, payload_len);
+}
+
+/*
+ * Queue a control packet with header h (payload_len is filled in) for rank
+ * dest (-1: every peer). Under the lock.
+ */
+int gsync_ctrl_queue_hdr(struct gsync_group *g, int dest,
+			 const struct gsync_wire_hdr *hdr,
+			 const void *payload, unsigned int payload_len)
+{
 	struct gsync_wire_hdr *h;
 	struct gsync_ctrl *c;
 
@@ -74,11 +92,7 @@ int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
 	if (!c)
 		return -ENOMEM;
 	h = (struct gsync_wire_hdr *)c->data;
-	gsync_wire_fill(g, h, type, op->seq, op->dtype, op->redop);
-	h->round = cpu_to_be16(s);
-	h->sched_tag = cpu_to_be16(op->sched->tag);
-	if (type == GSYNC_PKT_POLL)
-		gsync_wire_contrib(g, h, op);
+	*h = *hdr;
 	h->payload_len = cpu_to_be32(payload_len);
 	memcpy(c->data + sizeof(*h), payload, payload_len);
 	c->dest = dest;

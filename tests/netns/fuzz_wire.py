@@ -3,6 +3,11 @@
 
     fuzz_wire.py DEST_IP DEST_PORT GROUP_ID NRANKS SRC_RANK [COUNT] [SEED] [lies]
 
+With FUZZ_ECHO=PORT in the environment, every 64 packets it waits for a UDP
+echo from DEST_IP:PORT (a probe sent after them on the same path, which is
+FIFO), so the receiver's backlog never overflows and exactly the packets
+sent reach the rank: its drop counters can then be asserted exactly.
+
 Run from the island of SRC_RANK (so some packets pass the source check and
 reach deeper validation). Mixes random bytes, truncated headers, and
 well-formed headers with one field broken at a time, plus NACK/POLL/STATUS/
@@ -11,6 +16,7 @@ well-formed packets that a misbehaving member could send (an ABORT, data of
 the wrong length for a future operation): those are not dropped, they fail
 the operations they name. Prints how many packets it sent.
 """
+import os
 import random
 import socket
 import struct
@@ -98,9 +104,17 @@ def main(a):
     fam = socket.AF_INET6 if ":" in ip else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
     s.bind(("", port))   # the source port of SRC_RANK's endpoint
+    echo = None
+    if os.environ.get("FUZZ_ECHO"):
+        echo = socket.socket(fam, socket.SOCK_DGRAM)
+        echo.settimeout(30)
+        echo_to = (ip, int(os.environ["FUZZ_ECHO"]))
     n = 0
     for n, pkt in enumerate(cases(rnd, group, nranks, src, lies), 1):
         s.sendto(pkt, (ip, port))
+        if echo and (n % 64 == 0 or n >= count):
+            echo.sendto(b"probe", echo_to)
+            echo.recv(16)   # a bound for a lost probe, not a wait
         if n >= count:
             break
     print(f"sent {n}")

@@ -301,6 +301,8 @@ def main():
                      help="before op SEQ, wait (up to 60 s) until a schedule has "
                      "been pushed into this socket (GSYNC_SCHEDULE_PUSH), and "
                      "check the results against it")
+    run.add_argument("--ready-fifo", metavar="PATH",
+                     help="write 'joined' to PATH once joined")
     run.add_argument("--stop-after", type=int, default=0,
                      help="exit abruptly after completing this many operations")
     a = ap.parse_args()
@@ -312,6 +314,9 @@ def main():
          parse_endpoint(a.mcast) if a.mcast else None, ifindex=ifindex,
          op_timeout_ms=a.timeout_ms, repair_ms=a.repair_ms, window=a.window,
          pacing_rate=a.rate)
+    if a.ready_fifo:
+        with open(a.ready_fifo, "w") as f:
+            f.write("joined\n")
     n = len(members)
     blob = None
     switches = {int(x.split(":", 1)[0]): x.split(":", 1)[1] for x in a.switch}

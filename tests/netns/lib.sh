@@ -165,20 +165,28 @@ gs_fail() { echo "not ok - $1"; GS_FAILED=1; }
 gs_diag() { sed 's/^/# /'; }
 
 # gs_hold ID N: open N AF_GSYNC sockets in island ID from a background
-# process; sets GS_HOLD_PID once they are open. gs_unhold PID closes them.
+# process; sets GS_HOLD_PID once they are open (it waits for the holder's
+# "ready" line on a fifo, so no polling). gs_unhold PID... closes them and
+# returns non-zero if a holder did not exit cleanly.
 gs_hold() {
-	local out
-	out=$(mktemp)
+	local dir line
+	dir=$(mktemp -d)
+	mkfifo "$dir/out"
 	# Not through gs_exec: a function in the background would be a
 	# subshell, and its pid not the holder's.
-	ip netns exec "$(gs_ns "$1")" python3 tests/netns/gsock.py hold "$2" > "$out" &
+	ip netns exec "$(gs_ns "$1")" python3 tests/netns/gsock.py hold "$2" > "$dir/out" &
 	GS_HOLD_PID=$!
-	for _ in $(seq 200); do grep -q ready "$out" 2>/dev/null && break; sleep 0.05; done
-	rm -f "$out"
+	read -r line < "$dir/out"
+	rm -rf "$dir"
+	[ "$line" = ready ]
 }
 gs_unhold() {
+	local p rc=0
 	kill "$@" 2>/dev/null
-	wait "$@" 2>/dev/null
+	for p in "$@"; do
+		wait "$p" || rc=1
+	done
+	return $rc
 }
 
 # gs_kmsg_mark: put a unique marker in the kernel log and print it;
