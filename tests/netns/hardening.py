@@ -11,6 +11,8 @@ t-hardening.sh; every check waits on conditions, never on time.
     hardening.py linger ADDR PEER         make a lingering group on ADDR
     hardening.py forge ADDR PEER          rank 1's data, from PEER (linger)
     hardening.py rejoin ADDR PEER         join ADDR again after linger
+    hardening.py stale-rank0 ADDR PEER    rank 0 releases operation 1 ...
+    hardening.py stale-fake ADDR PEER     ... and its fake peer POLLs it
 """
 import errno
 import os
@@ -204,6 +206,58 @@ def forge(addr, peer):
     u.close()
 
 
+def stale_rank0(addr, peer):
+    """Rank 0 with window 1: operation 1 with the fake rank 1 (stale-fake),
+    collected and released (operation 2 fits the window only then)."""
+    s = g.open_socket()
+    g.join(s, 37, 0, [(addr, 7304), (peer, 7304)], None, window=1,
+           op_timeout_ms=600000)
+    g.submit(s, 1, bytes(64), g.FP32, g.SUM)
+    print("submitted", flush=True)
+    seq, status, data = g.collect(s, 64)
+    check("operation 1 completed with the fake rank 1", (seq, status) == (1, 0))
+    try:
+        s.sendmsg([bytes(64)], [(g.SOL_GSYNC, g.GSYNC_CMSG_OP,
+                                 struct.pack(g.OPDESC_FMT, 2, g.FP32, g.SUM, 0, 0))],
+                  socket.MSG_DONTWAIT)
+        released = True
+    except OSError:
+        released = False
+    check("operation 1 was released (operation 2 fits a window of 1)", released)
+    print("released", flush=True)
+    sys.stdin.read()   # hold the socket until the fake is done
+    s.close()
+
+
+def stale_fake(addr, peer):
+    """Rank 1 of stale-rank0, a plain UDP socket: sends its data, acknowledges
+    rank 0's, then (after "go" on stdin) POLLs the released operation 1 and
+    expects a STATUS saying rank 0 holds everything."""
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind((peer, 7304))
+    u.settimeout(30)   # bounds for a broken kernel, not waits
+    u.sendto(header(None, 37, 2, 1, seq=1, plen=64, total=64, cb=1024) + FORGED,
+             (addr, 7304))
+    while u.recv(2048)[1] != 1:     # rank 0's DATA
+        pass
+    status = bytes([1]) + bytes(31)   # bit 0: we hold rank 0's value
+    u.sendto(header(None, 37, 2, 1, type=3, seq=1, plen=32, total=64, cb=1024)
+             + status, (addr, 7304))
+    print("acknowledged", flush=True)
+    sys.stdin.readline()
+    u.sendto(header(None, 37, 2, 1, type=4, seq=1, plen=0, total=64, cb=1024),
+             (addr, 7304))
+    try:
+        while True:
+            pkt = u.recv(2048)
+            if pkt[1] == 3 and struct.unpack_from("!Q", pkt, 16)[0] == 1:
+                break
+        ok = pkt[56] & 1 and pkt[56] & 2
+    except socket.timeout:
+        ok = False
+    check("a POLL for a released operation is answered with a full STATUS", ok)
+
+
 def rejoin(addr, peer):
     before = stats_value("linger_takeovers")
     s = g.open_socket()
@@ -228,6 +282,10 @@ def main(argv):
         member(int(argv[2]), argv[3], int(argv[4]), len(argv) > 5)
     elif cmd == "linger":
         linger(argv[2], argv[3])
+    elif cmd == "stale-rank0":
+        stale_rank0(argv[2], argv[3])
+    elif cmd == "stale-fake":
+        stale_fake(argv[2], argv[3])
     elif cmd == "forge":
         forge(argv[2], argv[3])
     elif cmd == "rejoin":

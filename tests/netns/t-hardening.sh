@@ -65,5 +65,30 @@ done
 gs_ok "survivors failed within 5 s of the kill, op_timeout 20 s (${ms} ms)" \
 	test "$ms" -lt 5000
 
+# A POLL for an operation the receiver already released (its STATUS was
+# lost) is answered at once, so the sender frees its window slot instead of
+# waiting op_timeout_ms for an acknowledgement.
+mkfifo "$tmp/s0" "$tmp/s0in" "$tmp/f1" "$tmp/f1in"
+gs_exec i0 python3 tests/netns/hardening.py stale-rank0 "$a0" "$a1" \
+	< "$tmp/s0in" > "$tmp/s0" 2>&1 &
+ps0=$!
+exec 5> "$tmp/s0in" 6< "$tmp/s0"
+read -r line <&6
+gs_ok "rank 0 submitted ($line)" test "$line" = submitted
+gs_exec i1 python3 tests/netns/hardening.py stale-fake "$a0" "$a1" \
+	< "$tmp/f1in" > "$tmp/f1" 2>&1 &
+pf1=$!
+exec 3> "$tmp/f1in" 4< "$tmp/f1"
+read -r line <&4
+gs_ok "the fake rank 1 acknowledged ($line)" test "$line" = acknowledged
+while read -r line <&6; do [ "$line" = released ] && break; echo "$line"; done
+echo go >&3
+cat <&4
+wait "$pf1" || GS_FAILED=1
+exec 5>&- 3>&-
+cat <&6
+wait "$ps0" || GS_FAILED=1
+exec 6<&- 4<&-
+
 rm -rf "$tmp"
 exit $GS_FAILED
