@@ -195,7 +195,7 @@ def main():
     ap.add_argument("--unicast", action="store_true")
     ap.add_argument("--timeout-ms", type=int, default=30000)
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--sizes", default="1,7,1000,40000")
+    ap.add_argument("--sizes", default="1,7,1000,6000")
     ap.add_argument("--gate")
     ap.add_argument("--die-after-rank", type=int, default=-1)
     ap.add_argument("--no-torch", action="store_true")
