@@ -44,6 +44,7 @@ class TapResult(unittest.TestResult):
             print("# " + ln)
 
     def addSkip(self, test, reason):
+        super().addSkip(test, reason)
         print(f"ok - {self._name(test)} # SKIP {reason}", flush=True)
 
     def addExpectedFailure(self, test, err):

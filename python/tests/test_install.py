@@ -11,11 +11,10 @@ SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 class Install(unittest.TestCase):
     def test_pip_offline(self):
         """install: pip --no-build-isolation --no-index builds and installs it offline"""
-        try:
-            import setuptools  # noqa: F401
-            import pip  # noqa: F401
-        except ImportError as e:
-            self.skipTest(f"{e.name} missing (Debian: python3-pip, python3-setuptools)")
+        import importlib.util
+        for mod in ("setuptools", "pip", "wheel"):
+            if importlib.util.find_spec(mod) is None:
+                self.skipTest(f"{mod} missing (Debian: python3-pip, python3-setuptools, python3-wheel)")
         with tempfile.TemporaryDirectory() as d:
             src = os.path.join(d, "src")
             shutil.copytree(SRC, src, ignore=shutil.ignore_patterns(
