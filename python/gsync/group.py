@@ -88,12 +88,16 @@ class Group:
     rank agrees). ``key=`` is reserved for authenticated groups, which the
     kernel does not implement yet: passing one raises NotImplementedError.
 
+    ``sock=`` takes an AF_GSYNC socket already opened (default: a new one;
+    the host tests pass a stand-in).
+
     Sequence numbers are handled here: every call submits the next one,
     and all ranks must make the same calls in the same order with buffers
     of the same length, dtype and op. Results are written into the caller's
     buffer by a background thread (started on the first operation) in
     submission order; the buffer must not be touched until the operation's
-    future is done.
+    future is done. Done-callbacks run on that thread: they must not wait
+    for another gsync operation (it could never complete).
     """
 
     def __init__(self, rank: int, members: Union[str, Iterable[EndpointLike]],
@@ -295,14 +299,13 @@ class Group:
 
     def schedule(self) -> bytes:
         """The schedule blob most recently loaded (b"" for the default)."""
-        size = 1 << 16
-        while True:
-            try:
-                return self._sock.getsockopt(_abi.SOL_GSYNC, _abi.GSYNC_SCHEDULE, size)
-            except OSError as e:
-                if e.errno != errno.ERANGE or size >= 1 << 22:
-                    raise
-                size *= 4
+        try:
+            # Python's getsockopt() takes at most 1024 bytes.
+            return self._sock.getsockopt(_abi.SOL_GSYNC, _abi.GSYNC_SCHEDULE, 1024)
+        except OSError as e:
+            if e.errno != errno.ERANGE:
+                raise
+        return _getsockopt_big(self._sock.fileno(), _abi.SOL_GSYNC, _abi.GSYNC_SCHEDULE)
 
     # ---- lifecycle ----------------------------------------------------------------
     def close(self, wait: bool = True, timeout: Optional[float] = None) -> None:
@@ -434,6 +437,24 @@ class Group:
                 self._fatal = err
         for o in left:
             _set_exception(o.future, error_for(err.errno, o.seq, err.strerror))
+
+
+def _getsockopt_big(fd: int, level: int, name: int) -> bytes:
+    """getsockopt() for values over Python's 1024-byte limit, through libc
+    (the kernel answers ERANGE with the size it needs in optlen)."""
+    import ctypes
+    import ctypes.util
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    size = 1 << 16
+    while True:
+        buf = ctypes.create_string_buffer(size)
+        n = ctypes.c_uint32(size)
+        if libc.getsockopt(fd, level, name, buf, ctypes.byref(n)) == 0:
+            return buf.raw[:n.value]
+        err = ctypes.get_errno()
+        if err != errno.ERANGE or n.value <= size:
+            raise OSError(err, os.strerror(err))
+        size = n.value
 
 
 def _set_result(f: Future, value: Any) -> None:

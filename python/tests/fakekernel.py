@@ -140,7 +140,12 @@ class FakeSocket:
         if name == _abi.GSYNC_PACING_RATE:
             return struct.pack("=Q", getattr(self, "rate", 0))
         if name == _abi.GSYNC_SCHEDULE:
-            return getattr(self, "schedule", b"")
+            blob = getattr(self, "schedule", b"")
+            if size > 1024:  # what CPython's getsockopt refuses
+                raise OSError(errno.EINVAL, "getsockopt buflen out of range")
+            if len(blob) > size:
+                raise OSError(errno.ERANGE, os.strerror(errno.ERANGE))
+            return blob
         raise OSError(errno.ENOPROTOOPT, "option")
 
     def sendmsg(self, buffers, ancdata=(), flags=0, address=None):

@@ -246,6 +246,17 @@ class GroupOps(unittest.TestCase):
         finally:
             close_all(gs)
 
+    def test_getsockopt_big(self):
+        """Group: options over Python's 1024-byte getsockopt limit are read through libc"""
+        import socket
+        from gsync.group import _getsockopt_big
+        with socket.socket() as s:
+            want = s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+            got = _getsockopt_big(s.fileno(), socket.SOL_SOCKET, socket.SO_RCVBUF)
+            self.assertEqual(struct.unpack("=i", got)[0], want)
+            with self.assertRaises(OSError):
+                _getsockopt_big(s.fileno(), 299, 6)  # not a gsync socket
+
     def test_from_env(self):
         """Group.from_env builds the group of the environment"""
         fab = fakekernel.Fabric(2)
