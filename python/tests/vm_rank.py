@@ -31,6 +31,7 @@ REPO = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "netns"))
 
+import gsched  # noqa: E402  (reference under a schedule)
 import gsync  # noqa: E402
 import gsync_py  # noqa: E402  (reference reduction and input patterns)
 
@@ -84,7 +85,16 @@ def cmd_exact(a):
     sizes = [int(x) for x in a.sizes.split(",")]
     seq, n, bad = 0, 0, []
     t0 = time.monotonic()
+    nr = len(a.members.split(","))
+    ref = lambda bufs, dtype, op: gsync_py.reference(bufs, dtype, op)  # noqa: E731
     with group(a, window=8) as g:
+        if a.schedule:
+            import json
+            blob = g.load_schedule(json.loads(a.schedule))
+            ok(g.schedule() == blob, f"schedule loaded from JSON ({len(blob)}-byte blob), "
+               "read back unchanged")
+            ref = lambda bufs, dtype, op: gsched.reference(  # noqa: E731
+                blob, bufs, dtype, op, gsync_py.reference, 0, 1, 2, 3)
         for dtype in range(4):
             for op in range(4):
                 for i, nelem in enumerate(sizes):
@@ -93,8 +103,8 @@ def cmd_exact(a):
                     raw = gsync_py.make_buffer(a.seed, seq, a.rank, dtype, nelem, True)
                     obj, dt = wrap(kind, raw, dtype)
                     res = g.all_reduce_(obj, gsync.buffers._abi.OP_NAMES[op], dt)
-                    want = gsync_py.reference([gsync_py.make_buffer(a.seed, seq, r, dtype, nelem, True)
-                                               for r in range(len(a.members.split(",")))], dtype, op)
+                    want = ref([gsync_py.make_buffer(a.seed, seq, r, dtype, nelem, True)
+                                for r in range(nr)], dtype, op)
                     n += 1
                     if res is not obj or to_bytes(obj) != want:
                         bad.append(f"seq {seq} dtype {dtype} op {op} n={nelem} {kind}")
@@ -102,8 +112,10 @@ def cmd_exact(a):
     ok(not bad, f"{n} all-reduces (fp32/bf16/fp16/int32 x sum/avg/min/max, sizes {a.sizes}, "
        f"{'/'.join(kinds)}) equal the reference bits ({time.monotonic() - t0:.1f}s)"
        + (f": wrong: {bad[:5]}" if bad else ""))
-    ok(st["ops_completed"] == n and st["ops_failed"] == 0,
-       f"stats: ops_completed={st['ops_completed']} ops_failed={st['ops_failed']}")
+    ok(st["ops_completed"] == n and st["ops_failed"] == 0
+       and st["sched_ops"] == (n if a.schedule else 0),
+       f"stats: ops_completed={st['ops_completed']} ops_failed={st['ops_failed']} "
+       f"sched_ops={st['sched_ops']}")
 
 
 def cmd_async(a):
@@ -199,6 +211,7 @@ def main():
     ap.add_argument("--gate")
     ap.add_argument("--die-after-rank", type=int, default=-1)
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--schedule", help="gsync-schedule/1 JSON (ranks as numbers) to load first")
     a = ap.parse_args()
     RANK = a.rank
     try:

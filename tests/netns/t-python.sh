@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The Python package (python/, docs/python.md) against the real module on
 # three islands: the docs' snippet verbatim; every dtype x op with every
-# kind of buffer, bit-exact against the reference (multicast and unicast);
-# 24 async operations with 8 provably in flight at once; a dead rank ->
-# GsyncTimeout with errno and seq. The PyTorch training tests are in
-# t-python-torch.sh.
+# kind of buffer, bit-exact against the reference (multicast, unicast, and
+# under a schedule loaded from gsync-sched JSON: reduce-scatter + multicast
+# all-gather over 4 KiB blocks); 24 async operations with 8 provably in
+# flight at once; a dead rank -> GsyncTimeout with errno and seq;
+# examples/allreduce.py with its group from the environment; python -m
+# gsync info. The PyTorch training tests are in t-python-torch.sh.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 export PYTHONPATH=$PWD/python
@@ -49,11 +51,32 @@ py_ranks "exact, multicast" exact --members "$members" --mcast 239.77.5.1:7101 \
 py_ranks "exact, unicast" exact --members "$(gs_members 4 7002)" --unicast \
 	--sizes "$(gs_pick 1,3,5000 1,3)" --no-torch
 
+py_ranks "exact, schedule from JSON" exact --members "$(gs_members 4 7009)" \
+	--mcast 239.77.5.5:7110 --sizes 1000,6000 --no-torch --schedule \
+	'{"chunk_bytes": 4096, "rounds": [{"cliques": [{"members": [0, 1, 2], "pattern": "rs_multicast"}]}]}'
+
 mkfifo "$tmp/go-1" "$tmp/go-2"
 py_ranks "async" async --members "$(gs_members 4 7003)" --mcast 239.77.5.2:7104 --gate "$tmp"
 
 py_ranks "dead rank" dead --members "$(gs_members 4 7005)" --mcast 239.77.5.3:7106 \
 	--timeout-ms 1500 --die-after-rank 2
+
+# The numpy example, its group from the environment (GSYNC_*).
+pids=()
+r=0
+for id in $(gs_ids); do
+	gs_exec "$id" env GSYNC_RANK=$r GSYNC_MEMBERS="$(gs_members 4 7007)" \
+		GSYNC_MCAST=239.77.5.4:7108 GSYNC_IFNAME=eth0 \
+		"$PY" python/examples/allreduce.py --size 20000 --iters 4 > "$tmp/ex$r" 2>&1 &
+	pids+=($!)
+	r=$(( r + 1 ))
+done
+for r in "${!pids[@]}"; do
+	wait "${pids[r]}"
+	rc=$?
+	gs_ok "examples/allreduce.py, rank $r: exit $rc, $(tail -n 1 "$tmp/ex$r")" \
+		bash -c "[ $rc = 0 ] && grep -q '^rank $r/3: ok' '$tmp/ex$r'"
+done
 
 gs_ok "python -m gsync info lists no socket once the groups are closed" \
 	bash -c "ip netns exec gs-i0 $PY -m gsync info | grep -q 'sockets: 0'"
