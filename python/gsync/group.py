@@ -8,7 +8,7 @@ import os
 import select
 import socket
 import threading
-from typing import Any, Callable, Deque, Dict, Iterable, Optional, Union
+from typing import Any, Deque, Dict, Iterable, Optional, Union
 
 from . import _abi
 from .buffers import DtypeLike, as_buffer, byte_view, op_code

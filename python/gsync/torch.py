@@ -34,7 +34,6 @@ import torch.distributed as _dist
 
 from . import _abi
 from .buffers import byte_view
-from .errors import GsyncError
 from .group import Group
 
 __all__ = ["DTYPES", "all_reduce_", "all_reduce_async", "set_default_group",

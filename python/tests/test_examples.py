@@ -1,4 +1,3 @@
-import contextlib
 import io
 import os
 import re
@@ -41,15 +40,14 @@ def run_example(name, n, args, **group_kw):
     fab, gs = fakekernel.groups(n, **group_kw)
     orig = gsync.Group.from_env
     gsync.Group.from_env = classmethod(lambda cls, env=None, **kw: gs[_local.rank])
-    old_stdout = sys.stdout
+    old_stdout, old_argv = sys.stdout, sys.argv
     sys.stdout = _Out()
+    sys.argv = [name] + args        # process-wide: set once for all ranks
 
     def fn(r, g):
         _local.rank, _local.buf = r, io.StringIO()
         code = 0
-        old_argv = sys.argv
         try:
-            sys.argv = [name] + args
             runpy.run_path(os.path.join(EXAMPLES, name), run_name="__main__")
         except SystemExit as e:
             code = e.code or 0
@@ -58,7 +56,7 @@ def run_example(name, n, args, **group_kw):
     try:
         return fab, run_ranks(gs, fn)
     finally:
-        sys.stdout = old_stdout
+        sys.stdout, sys.argv = old_stdout, old_argv
         gsync.Group.from_env = orig
         for g in gs:
             g.close(wait=False)

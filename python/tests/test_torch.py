@@ -1,5 +1,4 @@
 import struct
-import threading
 import unittest
 
 import fakekernel
