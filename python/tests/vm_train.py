@@ -10,6 +10,7 @@ islands. Writes one JSON object per line to --out:
 Modes (run in the order given, each on a fresh group/port):
     gsync   DDP (gsync.torch.ddp: size-1 gloo group + gsync comm hook)
     lossy   the same again (meant to run after the network got worse)
+    bf16    gsync DDP with bfloat16 on the wire
     wait    write --gate/ready-R, then block until --gate/go-R is written
     gloo    DDP over a real 3-rank gloo group (TCP between the islands)
     diloco  gsync.torch.OuterSync, H inner AdamW steps per outer step
@@ -102,13 +103,15 @@ def run_ddp(a, out, mode, x, y, nranks):
     model = mlp(1000 + a.rank)        # different on every rank: DDP/gsync sync rank 0's
     g = None
     oplog = []
-    if mode in ("gsync", "lossy"):
+    if mode in ("gsync", "lossy", "bf16"):
         # 20 s for the first operation after the ranks' torch imports (they
         # may be seconds apart under TCG); the lossy run starts in step, and
         # the kernel holds a window slot whose acknowledgement was lost for
         # op_timeout_ms, so there it is the default 10 s.
-        g = timed(new_group(a, 0) if mode == "gsync" else new_group(a, 20, 10000), oplog)
-        dm = gt.ddp(model, g, bucket_cap_mb=BUCKET_MB, wire_dtype=a.wire)
+        g = timed(new_group(a, 0) if mode == "gsync" else
+                  new_group(a, 30) if mode == "bf16" else new_group(a, 20, 10000), oplog)
+        dm = gt.ddp(model, g, bucket_cap_mb=BUCKET_MB,
+                    wire_dtype="bf16" if mode == "bf16" else a.wire)
     else:
         dist.init_process_group("gloo", init_method=f"tcp://{a.gloo}", rank=a.rank,
                                 world_size=nranks)
@@ -189,7 +192,7 @@ def main():
     x, y = dataset(nranks, a.steps)
     with open(a.out, "w") as out:
         for mode in a.modes.split(","):
-            if mode in ("gsync", "gloo", "lossy"):
+            if mode in ("gsync", "gloo", "lossy", "bf16"):
                 run_ddp(a, out, mode, x, y, nranks)
             elif mode == "wait":
                 # Tell the test script we are here, then wait until it has
