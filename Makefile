@@ -82,6 +82,7 @@ bench:
 	@$(MAKE) --no-print-directory -C tests/bench/reduce run
 	@tests/bench/offload/run
 	@tests/bench/gsync-bench
+	@tests/bench/python-sync
 
 # Minutes of random traffic, kills, netns deletions and module reloads on
 # the debug kernel; not part of check (SOAK_MINUTES, default 10).

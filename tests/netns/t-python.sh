@@ -42,9 +42,7 @@ py_ranks() {
 # The docs' snippet uses 198.18.0.1..3 (the islands' addresses), port 7000
 # and group 239.1.1.1:7100.
 py_ranks "docs/python.md snippet" snippet docs/python.md
-if grep -q '^import gsync' README.md; then
-	py_ranks "README.md snippet" snippet README.md
-fi
+py_ranks "README.md snippet" snippet README.md
 
 py_ranks "exact, multicast" exact --members "$members" --mcast 239.77.5.1:7101 \
 	--sizes "$(gs_pick 1,7,1000,6000 1,7,1000)"
