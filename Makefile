@@ -7,6 +7,10 @@
 #   make deps            install the Debian packages the build and tests need
 #   make bench           CPU reduction, offload path and WAN all-reduce benchmarks
 #   make soak            minutes of random traffic and disruptions, debug kernel
+#   make install         userspace, man pages, Wireshark dissector (PREFIX=/usr/local,
+#                        DESTDIR=, LIBDIR=, ... as each directory's Makefile says)
+#   make deb             Debian packages into build/deb/ (see debian/README.source)
+#   make deb-check       make deb, lintian, and the DKMS build against 6.1 and 6.12
 #
 # VM_PROFILE=fast|debug selects the test kernel (see tests/vm/config/).
 
@@ -26,7 +30,8 @@ MODULE_SRCS := Kbuild $(shell find kmod uapi xrt_kernels/ref -name '*.[ch]' -o -
 
 USERSPACE_DIRS := $(patsubst %/Makefile,%,$(wildcard userspace/*/Makefile xrt_kernels/Makefile))
 
-.PHONY: all modules modules-dir userspace check demo deps clean checkpatch bench soak
+.PHONY: all modules modules-dir userspace check demo deps clean checkpatch bench \
+	soak install deb deb-check
 
 all: userspace
 	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory modules; \
@@ -52,6 +57,16 @@ userspace:
 check:
 	@tests/check
 
+INSTALL_DIRS := userspace/libgsync userspace/gsyncctl userspace/sched userspace/offloadd man wireshark
+install:
+	@for d in $(INSTALL_DIRS); do $(MAKE) --no-print-directory -C $$d install || exit 1; done
+
+deb:
+	@tests/deb build
+
+deb-check:
+	@tests/deb check
+
 demo:
 	@tests/demo
 
@@ -67,6 +82,7 @@ bench:
 	@$(MAKE) --no-print-directory -C tests/bench/reduce run
 	@tests/bench/offload/run
 	@tests/bench/gsync-bench
+	@tests/bench/python-sync
 
 # Minutes of random traffic, kills, netns deletions and module reloads on
 # the debug kernel; not part of check (SOAK_MINUTES, default 10).

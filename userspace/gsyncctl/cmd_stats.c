@@ -163,7 +163,9 @@ int cmd_stats(const struct ctx *c)
 	if (!rc)
 		rc = nsstats_load(&ns, c->proc_dir);
 	if (!rc) {
-		if (c->json)
+		if (c->format == FMT_PROM)
+			stats_prometheus(c, &t, &ns);
+		else if (c->json)
 			stats_json(c, &t, &ns);
 		else
 			stats_text(c, &t, &ns);

@@ -26,9 +26,20 @@ struct ctx {
 	const char *relays[CTX_MAX_RELAYS];	/* --relay NODE=RANK */
 	int nrelays;
 	int no_multicast;		/* --no-multicast */
+	/* stats --format, watch */
+	int format;			/* FMT_* */
+	const char *netns;		/* --netns as given: the netns label */
+	double interval;		/* watch --interval, seconds */
+	int have_count;
+	uint64_t count;			/* watch --count */
+	int test_clock;			/* hidden --test-clock: rates over
+					 * the nominal interval */
 };
 
+enum { FMT_TEXT, FMT_JSON, FMT_PROM };
+
 struct table;
+struct kv;
 
 /* Does row R pass the --id filter? */
 int row_selected(const struct ctx *c, const struct table *t, unsigned int r);
@@ -37,6 +48,11 @@ int cmd_family(const struct ctx *c);
 int cmd_show(const struct ctx *c);
 int cmd_stats(const struct ctx *c);
 int cmd_schedule(const struct ctx *c);
+int cmd_watch(const struct ctx *c);
+
+/* prom.c: stats in the Prometheus text exposition format */
+void stats_prometheus(const struct ctx *c, const struct table *t,
+		      const struct kv *ns);
 
 /* help.c: NULL or "" for the overview; returns EXIT_OK or EXIT_USAGE.
  * SUB: a subcommand of schedule (load, show, clear) or NULL. */

@@ -24,7 +24,9 @@ static const char overview[] =
 "COMMANDS\n"
 "    family    print the address family number of AF_GSYNC\n"
 "    show      one line per socket: state, group, rank, progress\n"
-"    stats     per-socket counters and drops by reason, namespace totals\n"
+"    stats     per-socket counters and drops by reason, namespace totals;\n"
+"              --format prometheus for node_exporter's textfile collector\n"
+"    watch     per-socket rates (operations, MB/s, NACKs, drops), refreshed\n"
 "    schedule load FILE --group ID    push a schedule into a group\n"
 "    schedule show FILE               dump a schedule, check it\n"
 "    schedule clear --group ID        back to the default schedule\n"
@@ -35,7 +37,10 @@ static const char overview[] =
 "    -n, --netns NAME   enter network namespace NAME (/run/netns/NAME, as\n"
 "                       made by ip netns add; or a path to a netns file)\n"
 "                       before reading; needs CAP_SYS_ADMIN\n"
-"    -i, --id ID        show and stats: only the socket with this id\n"
+"    -i, --id ID        show, stats and watch: only the socket with this id\n"
+"    -f, --format FMT   stats: text (default), json or prometheus\n"
+"    --interval SECONDS watch: time between samples (default 1)\n"
+"    --count N          watch: stop after N intervals\n"
 "    -g, --group ID, -r, --rank R, --start-seq N, -t, --topology FILE,\n"
 "    --ranks ID,..., --relay NODE=RANK, --no-multicast\n"
 "                       schedule only: see gsyncctl help schedule load\n"
@@ -114,7 +119,7 @@ static const char stats_help[] =
 "    gsyncctl stats - counters of gsync sockets and their namespace\n"
 "\n"
 "SYNOPSIS\n"
-"    gsyncctl [--netns NAME] stats [--id ID] [--json]\n"
+"    gsyncctl [--netns NAME] stats [--id ID] [--json | --format FMT]\n"
 "\n"
 "DESCRIPTION\n"
 "    First the namespace totals from /proc/net/gsync_stats (sockets_open,\n"
@@ -130,6 +135,13 @@ static const char stats_help[] =
 "                        drop_* columns, so new ones appear automatically\n"
 "    Numeric columns this version does not know are listed as (other).\n"
 "\n"
+"    --format prometheus writes the Prometheus text exposition format for\n"
+"    node_exporter's textfile collector: counters as gsync_*_total (bytes\n"
+"    as *_bytes_total), gauges, drops as gsync_drops_total{reason=...};\n"
+"    per-socket series (sockets in a group) are labelled netns (the\n"
+"    --netns argument, empty without), group, rank and socket (the id).\n"
+"    --format json is --json; --format text the default.\n"
+"\n"
 "OUTPUT (--json)\n"
 "    {\"namespace\": {\"sockets_open\": 2, ...},\n"
 "     \"sockets\": [{\"id\": 1, ..., \"drops\": {\"short\": 0, ...},\n"
@@ -138,6 +150,28 @@ static const char stats_help[] =
 "EXIT STATUS\n"
 "    0 printed; 1 a file is malformed or lacks a column; 3 the module is\n"
 "    not loaded.\n";
+
+static const char watch_help[] =
+"NAME\n"
+"    gsyncctl watch - per-socket rates, refreshed\n"
+"\n"
+"SYNOPSIS\n"
+"    gsyncctl [--netns NAME] watch [--id ID] [--interval SECONDS] [--count N]\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads /proc/net/gsync every --interval seconds (0.1..3600, default 1)\n"
+"    and prints, for every socket in a group, its rates over the last\n"
+"    interval: operations completed and failed per second, tx and rx MB/s\n"
+"    and packets per second, NACKs sent, retransmits and drops (all\n"
+"    reasons) per second, and the operations in flight. A socket that\n"
+"    appears is shown from its second sample on. On a terminal each\n"
+"    sample replaces the previous one; otherwise samples are appended,\n"
+"    separated by blank lines. Runs until interrupted, or --count N\n"
+"    intervals.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 after --count intervals; 1 a file is malformed or lacks a column;\n"
+"    2 usage; 3 the module is not loaded.\n";
 
 int print_help(const char *cmd, const char *sub)
 {
@@ -157,6 +191,8 @@ int print_help(const char *cmd, const char *sub)
 		fputs(show_help, stdout);
 	else if (!strcmp(cmd, "stats"))
 		fputs(stats_help, stdout);
+	else if (!strcmp(cmd, "watch"))
+		fputs(watch_help, stdout);
 	else {
 		fprintf(stderr, "gsyncctl: no help for unknown command '%s'\n", cmd);
 		print_usage_hint();
@@ -176,6 +212,6 @@ int usage_error(const char *fmt, const char *arg)
 
 void print_usage_hint(void)
 {
-	fputs("usage: gsyncctl [OPTIONS] family|show|stats|schedule|help "
+	fputs("usage: gsyncctl [OPTIONS] family|show|stats|watch|schedule|help "
 	      "(gsyncctl --help for details)\n", stderr);
 }

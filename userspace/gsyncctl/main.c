@@ -4,8 +4,10 @@
  * the command (GNU getopt permutes), so both "gsyncctl --json show" and
  * "gsyncctl show --json" work; each command takes only its own.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/gsync_sched.h>
@@ -18,8 +20,38 @@
 
 enum {
 	OPT_PROC_DIR = 256, OPT_FAMILY_FILE, OPT_START_SEQ, OPT_RANKS, OPT_RELAY,
-	OPT_NO_MCAST,
+	OPT_NO_MCAST, OPT_INTERVAL, OPT_COUNT, OPT_TEST_CLOCK,
 };
+
+static int parse_format(struct ctx *c, const char *arg)
+{
+	if (!strcmp(arg, "text"))
+		c->format = FMT_TEXT;
+	else if (!strcmp(arg, "json"))
+		c->format = FMT_JSON;
+	else if (!strcmp(arg, "prometheus"))
+		c->format = FMT_PROM;
+	else
+		return usage_error("--format needs text, json or prometheus, "
+				   "not '%s'", arg);
+	return 0;
+}
+
+/* watch --interval: seconds, 0.1..3600, a plain decimal number. */
+static int parse_interval(struct ctx *c, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0.1 && v <= 3600) ||
+	    strspn(arg, "0123456789.") != strlen(arg))
+		return usage_error("--interval needs seconds between 0.1 and "
+				   "3600, not '%s'", arg);
+	c->interval = v;
+	return 0;
+}
 
 /* The options of schedule; 0 or EXIT_USAGE. */
 static int schedule_opt(struct ctx *c, int ch, const char *arg)
@@ -76,7 +108,7 @@ static int positionals(struct ctx *c, const char *cmd, int n, char **w)
 			return usage_error("schedule %s needs a FILE", c->sub);
 		c->file = want == 3 ? w[2] : NULL;
 	} else if (strcmp(cmd, "family") && strcmp(cmd, "show") &&
-		   strcmp(cmd, "stats")) {
+		   strcmp(cmd, "stats") && strcmp(cmd, "watch")) {
 		fprintf(stderr, "gsyncctl: unknown command '%s'\n", cmd);
 		print_usage_hint();
 		return EXIT_USAGE;
@@ -101,6 +133,10 @@ int main(int argc, char **argv)
 		{ "ranks", required_argument, NULL, OPT_RANKS },
 		{ "relay", required_argument, NULL, OPT_RELAY },
 		{ "no-multicast", no_argument, NULL, OPT_NO_MCAST },
+		{ "format", required_argument, NULL, 'f' },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "test-clock", no_argument, NULL, OPT_TEST_CLOCK },
 		/* hidden, for tests: read fixtures instead of /proc and sysfs */
 		{ "proc-dir", required_argument, NULL, OPT_PROC_DIR },
 		{ "family-file", required_argument, NULL, OPT_FAMILY_FILE },
@@ -108,12 +144,13 @@ int main(int argc, char **argv)
 	};
 	struct ctx c;
 	const char *netns = NULL, *cmd;
-	int ch, help = 0, rc;
+	int ch, help = 0, rc, have_format = 0, have_interval = 0;
 
 	memset(&c, 0, sizeof(c));
 	c.rank = GSYNC_SCHED_ANY_RANK;
+	c.interval = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":jn:i:hVg:r:t:", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":jn:i:hVg:r:t:f:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'j': c.json = 1; break;
 		case 'n': netns = optarg; break;
@@ -124,6 +161,23 @@ int main(int argc, char **argv)
 			c.have_id = 1;
 			break;
 		case 'h': help = 1; break;
+		case 'f':
+			if (parse_format(&c, optarg))
+				return EXIT_USAGE;
+			have_format = 1;
+			break;
+		case OPT_INTERVAL:
+			if (parse_interval(&c, optarg))
+				return EXIT_USAGE;
+			have_interval = 1;
+			break;
+		case OPT_COUNT:
+			if (parse_dec_u64(optarg, &c.count) || !c.count)
+				return usage_error("--count needs a number of intervals "
+					     "(1 or more), not '%s'", optarg);
+			c.have_count = 1;
+			break;
+		case OPT_TEST_CLOCK: c.test_clock = 1; break;
 		case 'V': printf("gsyncctl %s\n", GSYNCCTL_VERSION); return EXIT_OK;
 		case OPT_PROC_DIR: c.proc_dir = optarg; break;
 		case OPT_FAMILY_FILE: c.family_file = optarg; break;
@@ -159,8 +213,20 @@ int main(int argc, char **argv)
 	}
 	if ((rc = positionals(&c, cmd, argc - optind, argv + optind)))
 		return rc;
-	if (c.have_id && strcmp(cmd, "show") && strcmp(cmd, "stats"))
-		return usage_error("%s", "--id applies to show and stats only");
+	if (c.have_id && strcmp(cmd, "show") && strcmp(cmd, "stats") &&
+	    strcmp(cmd, "watch"))
+		return usage_error("%s", "--id applies to show, stats and watch only");
+	if (have_format && strcmp(cmd, "stats"))
+		return usage_error("%s", "--format applies to stats only");
+	if (c.format == FMT_JSON)
+		c.json = 1;
+	if (c.json && c.format == FMT_PROM)
+		return usage_error("%s", "--json and --format prometheus conflict");
+	if ((have_interval || c.have_count || c.test_clock) && strcmp(cmd, "watch"))
+		return usage_error("%s", "--interval and --count apply to watch only");
+	if (c.json && !strcmp(cmd, "watch"))
+		return usage_error("%s", "watch has no JSON output (use stats --json)");
+	c.netns = netns;
 	if (has_schedule_opts(&c) && !c.sub)
 		return usage_error("options --group, --rank, --start-seq, --topology, "
 			     "--ranks, --relay, --no-multicast apply to %s only",
@@ -173,5 +239,7 @@ int main(int argc, char **argv)
 		return cmd_show(&c);
 	if (!strcmp(cmd, "stats"))
 		return cmd_stats(&c);
+	if (!strcmp(cmd, "watch"))
+		return cmd_watch(&c);
 	return cmd_schedule(&c);
 }

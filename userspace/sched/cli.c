@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <linux/gsync_sched.h>
 #include <jansson.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ int usage_err(const char *cmd, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "gsync-sched%s%s: ", cmd ? " " : "", cmd ? cmd : "");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'gsync-sched %s--help'.\n", cmd ? cmd : "");
+	fprintf(stderr, "\nTry 'gsync-sched %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
 	return GS_EXIT_USAGE;
 }
 
@@ -52,40 +53,96 @@ static int num(const char *s, double lo, double *out)
 	return 0;
 }
 
+/*
+ * An unsigned decimal integer in LO..HI: digits only (no sign, blanks,
+ * fraction, exponent or hex), no overflow. 0 or -1.
+ */
+static int uint_arg(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *e;
+	unsigned long long v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (errno || *e || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* ---- the commands ------------------------------------------------------ */
+
+static int cmd_optimize(const opts *o);
+static int cmd_simulate(const opts *o);
+static int cmd_compare(const opts *o);
+static int cmd_sweep(const opts *o);
+static int cmd_paths(const opts *o);
+static int cmd_validate(const opts *o);
+static int cmd_generate(const opts *o);
+
+/* option groups a command may take as a whole */
+#define G_COMMON 1u	/* --size --chunk and the capability overrides */
+#define G_KERNEL 2u	/* --ranks --relay --no-multicast --start-seq --apply --netns */
+
+/*
+ * Every command: its name, what runs it (run with the parsed options, or
+ * main with the raw arguments for bench, which is also a program of its
+ * own), and the options it accepts besides --help. Any other option is a
+ * usage error, not ignored. The help pages are in cli_help.c.
+ */
+struct gs_command {
+	const char *name;
+	int (*run)(const opts *o);
+	int (*main)(int argc, char **argv);
+	unsigned groups;
+	int opts[16];	/* 0-terminated */
+};
+
+static const struct gs_command commands[] = {
+	{ "optimize", cmd_optimize, NULL, G_COMMON | G_KERNEL,
+	  { O_JSON, O_SVG, 'o', O_OBJ, O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_KERNEL, 0 } },
+	{ "simulate", cmd_simulate, NULL, G_COMMON, { O_JSON, O_SVG, O_KERNEL, 0 } },
+	{ "compare", cmd_compare, NULL, G_COMMON,
+	  { O_JSON, O_SVG, O_SEED, O_RHO, O_EFFORT, O_PATS, 0 } },
+	{ "sweep", cmd_sweep, NULL, G_COMMON,
+	  { O_JSON, O_SVG, O_SEED, O_VARY, O_VALUES, O_EFFORT, O_KERNEL, 0 } },
+	{ "paths", cmd_paths, NULL, 0, { O_JSON, 0 } },
+	{ "validate", cmd_validate, NULL, 0, { 0 } },
+	{ "export", cmd_export, NULL, G_COMMON | G_KERNEL, { 'o', 0 } },
+	{ "generate", cmd_generate, NULL, 0, { O_ISL, O_SEED, 'o', 0 } },
+	{ "bench", NULL, gs_bench_main, 0, { O_TDIR, O_SEED, O_QUICK, 0 } },
+};
+
+static const struct gs_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
 /* options each command accepts (others are a usage error, not ignored) */
 static int allowed(const char *cmd, int opt)
 {
 	static const int common[] = { O_SIZE, O_CHUNK, O_MC, O_FANIN, O_AGG, O_ACCESS, O_OVH, 0 };
 	static const int kernel[] = { O_RANKS, O_RELAY, O_NOMC, O_START, O_APPLY, O_NETNS, O_FAMFILE, 0 };
-	int is_common = 0, is_kernel = 0;
-	for (int i = 0; common[i]; i++)
-		is_common |= common[i] == opt;
-	for (int i = 0; kernel[i]; i++)
-		is_kernel |= kernel[i] == opt;
+	const struct gs_command *c = find_command(cmd);
+
 	if (opt == O_HELP)
 		return 1;
-	if (!strcmp(cmd, "optimize"))
-		return is_common || is_kernel || opt == O_JSON || opt == O_SVG || opt == 'o' ||
-		       opt == O_OBJ || opt == O_RHO || opt == O_MAXR || opt == O_SEED ||
-		       opt == O_EFFORT || opt == O_PATS || opt == O_EXH || opt == O_KERNEL;
-	if (!strcmp(cmd, "export"))
-		return is_common || is_kernel || opt == 'o';
-	if (!strcmp(cmd, "simulate"))
-		return is_common || opt == O_JSON || opt == O_SVG || opt == O_KERNEL;
-	if (!strcmp(cmd, "compare"))
-		return is_common || opt == O_JSON || opt == O_SVG || opt == O_SEED || opt == O_RHO ||
-		       opt == O_EFFORT || opt == O_PATS;
-	if (!strcmp(cmd, "sweep"))
-		return is_common || opt == O_JSON || opt == O_SVG || opt == O_SEED || opt == O_VARY ||
-		       opt == O_VALUES || opt == O_EFFORT || opt == O_KERNEL;
-	if (!strcmp(cmd, "paths"))
-		return opt == O_JSON;
-	if (!strcmp(cmd, "validate"))
+	if (!c)
 		return 0;
-	if (!strcmp(cmd, "generate"))
-		return opt == O_ISL || opt == O_SEED || opt == 'o';
-	if (!strcmp(cmd, "bench"))
-		return opt == O_TDIR || opt == O_SEED || opt == O_QUICK;
+	for (int i = 0; common[i]; i++)
+		if (common[i] == opt)
+			return !!(c->groups & G_COMMON);
+	for (int i = 0; kernel[i]; i++)
+		if (kernel[i] == opt)
+			return !!(c->groups & G_KERNEL);
+	for (int i = 0; c->opts[i]; i++)
+		if (c->opts[i] == opt)
+			return 1;
 	return 0;
 }
 
@@ -105,16 +162,23 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 	*help = 0;
 	optind = 1;
 	opterr = 0;
-	int c;
+	int c, li;
 	double v;
-	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
+	uint64_t u;
+	char name[64];
+	while ((li = -1, c = getopt_long(argc, argv, ":o:", longopts, &li)) != -1) {
 		if (c == '?')
 			return usage_err(o->cmd, "unknown option '%s'", argv[optind - 1]);
 		if (c == ':')
 			return usage_err(o->cmd, "option '%s' needs a value", argv[optind - 1]);
-		if (!allowed(o->cmd, c))
-			return usage_err(o->cmd, "option '%s' does not apply to this command",
-					 argv[optind - 1]);
+		if (!allowed(o->cmd, c)) {
+			/* name the option, not its value (argv[optind - 1] may be either) */
+			if (li >= 0)
+				snprintf(name, sizeof(name), "--%s", longopts[li].name);
+			else
+				snprintf(name, sizeof(name), "-%c", c);
+			return usage_err(o->cmd, "option '%s' does not apply to this command", name);
+		}
 		switch (c) {
 		case O_HELP: *help = 1; break;
 		case O_SIZE:
@@ -154,19 +218,19 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 			o->target_rho = v;
 			break;
 		case O_MAXR:
-			if (num(optarg, 1, &v) || v > 10000 || v != floor(v))
-				return usage_err(o->cmd, "bad --max-rounds '%s'", optarg);
-			o->max_rounds = (int)v;
+			if (uint_arg(optarg, 1, 10000, &u))
+				return usage_err(o->cmd, "bad --max-rounds '%s' (an integer 1..10000)", optarg);
+			o->max_rounds = (int)u;
 			break;
 		case O_SEED:
-			if (num(optarg, 0, &v) || v != floor(v) || v > 1e18)
-				return usage_err(o->cmd, "bad --seed '%s' (a non-negative integer)", optarg);
-			o->seed = (uint64_t)v;
+			if (uint_arg(optarg, 0, UINT64_MAX, &o->seed))
+				return usage_err(o->cmd, "bad --seed '%s' (an integer 0..18446744073709551615)",
+						 optarg);
 			break;
 		case O_EFFORT:
-			if (num(optarg, 1, &v) || v > 1000 || v != floor(v))
-				return usage_err(o->cmd, "bad --effort '%s' (integer 1..1000)", optarg);
-			o->effort = (int)v;
+			if (uint_arg(optarg, 1, 1000, &u))
+				return usage_err(o->cmd, "bad --effort '%s' (an integer 1..1000)", optarg);
+			o->effort = (int)u;
 			break;
 		case O_PATS: {
 			char *dup = gs_xstrdup(optarg), *sv = NULL;
@@ -194,9 +258,9 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 			break;
 		case O_VALUES: o->values = optarg; break;
 		case O_ISL:
-			if (num(optarg, 1, &v) || v > 4096 || v != floor(v))
-				return usage_err(o->cmd, "bad --islands '%s' (1..4096)", optarg);
-			o->islands = (int)v;
+			if (uint_arg(optarg, 1, 4096, &u))
+				return usage_err(o->cmd, "bad --islands '%s' (an integer 1..4096)", optarg);
+			o->islands = (int)u;
 			break;
 		case O_TDIR: o->topodir = optarg; break;
 		case O_QUICK: o->quick = 1; break;
@@ -921,10 +985,11 @@ int gs_cli_main(int argc, char **argv)
 		fputs(h, stdout);
 		return 0;
 	}
-	if (!gs_help_text(cmd))
+	const struct gs_command *c = find_command(cmd);
+	if (!c)
 		return usage_err(NULL, "unknown command '%s'", cmd);
-	if (!strcmp(cmd, "bench"))
-		return gs_bench_main(argc - 1, argv + 1);
+	if (c->main)
+		return c->main(argc - 1, argv + 1);
 	int rc = parse_opts(argc - 1, argv + 1, &o, &help);
 	if (rc)
 		return rc;
@@ -932,21 +997,13 @@ int gs_cli_main(int argc, char **argv)
 		fputs(gs_help_text(cmd), stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "optimize"))
-		return cmd_optimize(&o);
-	if (!strcmp(cmd, "simulate"))
-		return cmd_simulate(&o);
-	if (!strcmp(cmd, "compare"))
-		return cmd_compare(&o);
-	if (!strcmp(cmd, "sweep"))
-		return cmd_sweep(&o);
-	if (!strcmp(cmd, "paths"))
-		return cmd_paths(&o);
-	if (!strcmp(cmd, "validate"))
-		return cmd_validate(&o);
-	if (!strcmp(cmd, "export"))
-		return cmd_export(&o);
-	return cmd_generate(&o);
+	return c->run(&o);
+}
+
+/* The command names in table order (tests: every one has a help page). */
+const char *gs_cli_command_name(unsigned i)
+{
+	return i < sizeof(commands) / sizeof(commands[0]) ? commands[i].name : NULL;
 }
 
 /* bench shares option parsing; it lives in bench.c */

@@ -223,4 +223,114 @@ has "load: says the module is not loaded" err "gsync kernel module is not loaded
 t "schedule load of JSON without the module exits 3" 3 $BIN $NOFAM schedule load "$FX/sched-grid.json" -t "$TOP/four-star.json" --group 42
 t "schedule clear without the module exits 3" 3 $BIN $NOFAM schedule clear --group 42
 has "clear: says the module is not loaded" err "not loaded"
+# ---- stats --format prometheus ----
+# prom CHECK: the last stdout parses as the Prometheus text format
+# (python3-prometheus-client's parser, or a line-syntax check without it),
+# then the python expression CHECK over v = {(name, labels...): value}.
+prom() {
+	if python3 - "$TMP/out" "$2" > "$TMP/py" 2>&1 <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+v, types, helps = {}, {}, {}
+line_re = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*)\} ([0-9.e+]+)$')
+for ln in text.splitlines():
+    if ln.startswith("# HELP ") or ln.startswith("# TYPE "):
+        _, kind, name, rest = ln.split(" ", 3)
+        d = helps if kind == "HELP" else types
+        assert name not in d, "family %s declared twice" % name
+        d[name] = rest
+        continue
+    m = line_re.match(ln)
+    assert m, "bad line: %r" % ln
+    name = m.group(1)
+    assert name in types, "%s has no TYPE" % name
+    assert name == list(types)[-1], "%s not next to its TYPE (family split)" % name
+    labels = tuple(sorted(re.findall(r'([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"', m.group(2))))
+    key = (name,) + labels
+    assert key not in v, "duplicate series %s" % (key,)
+    v[key] = float(m.group(3))
+for n, t in types.items():
+    assert t in ("counter", "gauge"), t
+    assert (t == "counter") == n.endswith("_total"), "%s: counters and only counters end in _total" % n
+try:
+    from prometheus_client.parser import text_string_to_metric_families
+    fams = list(text_string_to_metric_families(text))
+    assert len(fams) == len(types), (len(fams), len(types))
+except ImportError:
+    print("# prometheus_client not installed: line syntax checked only")
+def s(_n, **kw):
+    return v[(_n,) + tuple(sorted(kw.items()))]
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+	then pass "$1"; else flunk "$1"; sed 's/^/# /' "$TMP/py" | tail -3; fi
+}
+L='netns="",group="0x1122334455667788",rank="1",socket="2"'
+t "stats --format prometheus" 0 $G "$FX/good" stats --format prometheus
+prom "prometheus: valid exposition format, counters *_total, one TYPE per family" "True"
+prom "prometheus: namespace gauge and counter" \
+	"s('gsync_sockets_open', netns='') == 3 and s('gsync_sockets_created_total', netns='') == 7"
+prom "prometheus: per-socket counters with netns/group/rank/socket labels" \
+	"s('gsync_operations_completed_total', netns='', group='0x1122334455667788', rank='1', socket='2') == 9 and s('gsync_receive_bytes_total', netns='', group='0x2a', rank='0', socket='3') == 0"
+prom "prometheus: a u64 counter at 2^64-1 is exported exactly" \
+	"open('$TMP/out').read().count('gsync_transmit_bytes_total{$L} 18446744073709551615') == 1"
+prom "prometheus: drops by reason" \
+	"s('gsync_drops_total', netns='', group='0x1122334455667788', rank='1', socket='2', reason='dup') == 4 and s('gsync_drops_total', netns='', group='0x2a', rank='0', socket='3', reason='nomem') == 9"
+prom "prometheus: unconfigured sockets are counted, not exported per socket" \
+	"s('gsync_sockets', netns='', state='unconfigured') == 1 and not any(k[0] != 'gsync_sockets' and ('socket', '1') in k for k in v)"
+t "stats -f prometheus --id 3" 0 $G "$FX/good" stats -f prometheus --id 3
+prom "prometheus: --id selects one socket" \
+	"not any(('socket', '2') in k for k in v) and s('gsync_next_seq', netns='', group='0x2a', rank='0', socket='3') == 5"
+t "stats --format prometheus: extra columns" 0 $G "$FX/extra-columns" stats --format prometheus
+prom "prometheus: a new drop reason and an unknown column become series" \
+	"s('gsync_drops_total', netns='', group='0x1122334455667788', rank='1', socket='2', reason='checksum') == 6 and s('gsync_socket_rtt_us', netns='', group='0x1122334455667788', rank='1', socket='2') == 1234 and s('gsync_namespace_stat', netns='', name='reduce_jobs') == 42"
+t "stats --format json is --json" 0 $G "$FX/good" stats --format json
+json "stats --format json: the JSON document" "d['namespace']['sockets_open'] == 3"
+t "stats --format text is the default" 0 $G "$FX/good" stats --format text
+has "stats --format text: text output" out "namespace: sockets_open 3"
+t "--format with an unknown format is a usage error" 2 $G "$FX/good" stats --format xml
+t "--format with show is a usage error" 2 $G "$FX/good" show --format prometheus
+t "--json with --format prometheus is a usage error" 2 $G "$FX/good" stats --json --format prometheus
+t "prometheus: a malformed file exits 1" 1 $G "$FX/garbage-number" stats --format prometheus
+t "prometheus: no module exits 3" 3 $G "$FX/no-module" stats --format prometheus
+
+# ---- watch ----
+# With the hidden --test-clock, sample N comes from DIR/N and rates are
+# over the nominal interval, so the numbers are exact.
+W=$TMP/watch
+mkdir -p "$W/0" "$W/1" "$W/2"
+cp "$FX/good/gsync" "$W/0/gsync"
+# sample 1: socket 2 completes 10 ops, receives 2 MB, sends 1000 packets,
+# 3 NACKs, 5 more drops, its tx_bytes wraps (shown as -); socket 3
+# unchanged; socket 9 appears
+awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+     $1 == 2 { $c["ops_completed"] += 10; $c["rx_bytes"] += 2000000; $c["tx_bytes"] = 0; $c["tx_packets"] += 1000;
+               $c["nacks_sent"] += 3; $c["drop_dup"] += 5 }
+     { print }
+     END { }' "$FX/good/gsync" > "$W/1/gsync"
+sed -n '$p' "$W/1/gsync" | sed 's/^3 40125/9 40999/' >> "$W/1/gsync"
+# sample 2: socket 3's ops_completed went backwards (shown as -)
+awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $1 == 3 { $c["ops_completed"] = 0 } { print }' "$W/1/gsync" > "$W/2/gsync"
+t "watch --count 2" 0 $BIN --proc-dir "$W" watch --count 2 --interval 0.5 --test-clock
+has "watch: rates over the interval" out "rates over 0.5 s"
+has "watch: ops/s, MB/s, packets/s, NACKs/s, drops/s of a socket" out \
+	'^2  *0x1122334455667788 1/4  *2  *20.0  *0.0  *-  *4.000  *2000.0  *0.0  *6.0  *0.0  *10.0$'
+if [ "$(grep -c '^9 ' "$TMP/out")" = 1 ]; then pass "watch: a new socket is shown from its second sample on"
+else flunk "watch: a new socket is shown from its second sample on"; fi
+has "watch: a counter that went backwards is -" out '^3  *0x2a  *0/2  *0  *-  '
+if [ "$(grep -c '^gsync sockets' "$TMP/out")" = 2 ]; then pass "watch: --count 2 prints two samples"
+else flunk "watch: --count 2 prints two samples"; fi
+t "watch --id 3" 0 $BIN --proc-dir "$W" watch --count 1 --interval 0.1 --test-clock --id 3
+if ! grep -q '^2 ' "$TMP/out" && grep -q '^3 ' "$TMP/out"; then pass "watch --id shows one socket"
+else flunk "watch --id shows one socket"; fi
+t "watch without the module exits 3" 3 $G "$FX/no-module" watch --count 1 --interval 0.1
+t "watch: a malformed file exits 1" 1 $G "$FX/garbage-number" watch --count 1 --interval 0.1
+t "watch --interval 0 is a usage error" 2 $BIN watch --interval 0
+t "watch --interval abc is a usage error" 2 $BIN watch --interval abc
+t "watch --interval -1 is a usage error" 2 $BIN watch --interval -1
+t "watch --count 0 is a usage error" 2 $BIN watch --count 0
+t "watch --json is a usage error" 2 $BIN watch --json
+t "--interval with stats is a usage error" 2 $G "$FX/good" stats --interval 2
+t "help watch exits 0" 0 $BIN help watch
+has "help watch is the watch page" out "gsyncctl watch -"
+
 exit $fail

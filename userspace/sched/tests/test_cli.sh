@@ -49,6 +49,55 @@ t "unknown option is a usage error" 2 "$BIN" optimize "$P" --frob
 t "option of another command is a usage error" 2 "$BIN" paths "$P" --seed 3
 t "bad --size is a usage error" 2 "$BIN" optimize "$P" --size lots
 t "bad --multicast is a usage error" 2 "$BIN" optimize "$P" --multicast some
+
+# Usage messages: exit 2, the command named, what was wrong, where help is.
+msg() { # msg DESCRIPTION EXPECTED-STDERR-LINE CMD... (exit 2 and that line)
+	desc=$1; want=$2; shift 2
+	n=$((n + 1))
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -qxF -- "$want" "$TMP/err" && [ ! -s "$TMP/out" ]; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc (exit $rc)"; echo "# want: $want"; sed 's/^/# got:  /' "$TMP/err" | head -3
+		fail=1
+	fi
+}
+msg "usage: no command" "gsync-sched: missing command" "$BIN"
+msg "usage: the hint names --help" "Try 'gsync-sched --help'." "$BIN" frobnicate
+msg "usage: unknown command" "gsync-sched: unknown command 'frobnicate'" "$BIN" frobnicate
+msg "usage: help of an unknown command" "gsync-sched: no such command 'frob'" "$BIN" help frob
+# every command of --help's COMMANDS section is known, has its page and
+# names itself in a usage error with its own --help hint
+cmds=$("$BIN" --help | sed -n '/^COMMANDS/,/^[A-Z]/p' | sed -n 's/^    \([a-z][a-z]*\)  .*/\1/p')
+[ "$(echo $cmds | wc -w)" = 9 ] && echo "ok $((n = n + 1)) - --help lists 9 commands: $(echo $cmds)" ||
+	{ echo "not ok $((n = n + 1)) - --help lists 9 commands (got: $(echo $cmds))"; fail=1; }
+for c in $cmds; do
+	t "$c --help exits 0" 0 "$BIN" "$c" --help
+	check "$c --help is the $c page" grep -q "^    gsync-sched $c" "$TMP/out"
+	msg "$c: an unknown option names the command and its help" \
+		"gsync-sched $c: unknown option '--no-such-option'" "$BIN" "$c" --no-such-option
+	check "$c: ... and says where help is" grep -qxF "Try 'gsync-sched $c --help'." "$TMP/err"
+done
+msg "an option of another command is named" \
+	"gsync-sched paths: option '--seed' does not apply to this command" "$BIN" paths "$P" --seed 3
+msg "a missing option value is named" "gsync-sched optimize: option '--seed' needs a value" "$BIN" optimize "$P" --seed
+# integers are parsed as integers: no fractions, exponents, signs, hex,
+# blanks or overflow, and the whole 64-bit range of --seed
+for v in 1.5 1e3 -1 +1 0x10 " 7" "" 18446744073709551616 99999999999999999999999; do
+	msg "--seed '$v' is refused" \
+		"gsync-sched generate: bad --seed '$v' (an integer 0..18446744073709551615)" \
+		"$BIN" generate --islands 3 --seed "$v"
+done
+t "--seed 18446744073709551615 (2^64-1) is accepted" 0 "$BIN" generate --islands 3 --seed 18446744073709551615 -o "$TMP/g1.json"
+t "--seed 0 is accepted" 0 "$BIN" generate --islands 3 --seed 0 -o "$TMP/g0.json"
+check "different 64-bit seeds give different topologies" bash -c "! cmp -s '$TMP/g1.json' '$TMP/g0.json'"
+msg "--islands 0 is refused" "gsync-sched generate: bad --islands '0' (an integer 1..4096)" "$BIN" generate --islands 0
+msg "--islands 4097 is refused" "gsync-sched generate: bad --islands '4097' (an integer 1..4096)" "$BIN" generate --islands 4097
+msg "--islands 2.0 is refused" "gsync-sched generate: bad --islands '2.0' (an integer 1..4096)" "$BIN" generate --islands 2.0
+msg "--max-rounds 0 is refused" "gsync-sched optimize: bad --max-rounds '0' (an integer 1..10000)" "$BIN" optimize "$P" --max-rounds 0
+msg "--effort 1001 is refused" "gsync-sched optimize: bad --effort '1001' (an integer 1..1000)" "$BIN" optimize "$P" --effort 1001
+msg "--effort 1e2 is refused" "gsync-sched compare: bad --effort '1e2' (an integer 1..1000)" "$BIN" compare "$P" --effort 1e2
 t "missing topology file exits 3" 3 "$BIN" optimize "$TMP/nope.json"
 printf '{"name":"x",\n "islands": [\n' >"$TMP/trunc.json"
 t "truncated topology exits 3" 3 "$BIN" validate "$TMP/trunc.json"

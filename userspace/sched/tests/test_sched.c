@@ -1,6 +1,7 @@
 /* test_sched.c - unit tests of gsync-sched (TAP).  Cost formulas against
  * hand-computed cases, exactness of produced schedules, rho solvers,
  * optimizer vs exhaustive search, JSON errors.  argv[1]: topologies dir. */
+#include "cli.h"
 #include "gs.h"
 #include "structure.h"
 #include "test.h"
@@ -464,6 +465,24 @@ static void test_generate(void)
 	gs_topo_free(&t);
 }
 
+/* Every command of the table has a help page, and --help lists it. */
+static void test_command_table(void)
+{
+	unsigned i, bad = 0;
+	const char *name, *overview = gs_help_text(NULL);
+
+	for (i = 0; (name = gs_cli_command_name(i)); i++) {
+		char word[64];
+
+		snprintf(word, sizeof(word), "\n    %s ", name);
+		if (!gs_help_text(name) || !overview || !strstr(overview, word)) {
+			ok(0, "command '%s' has a help page and is in --help", name);
+			bad++;
+		}
+	}
+	ok(i == 9 && !bad, "all %u commands of the table have a help page and are listed in --help", i);
+}
+
 int main(int argc, char **argv)
 {
 	gs_topo nine, pub;
@@ -486,6 +505,7 @@ int main(int argc, char **argv)
 	test_generate();
 	test_optimizer(&nine, &pub);
 	test_export(&nine, &pub);
+	test_command_table();
 	gs_topo_free(&nine);
 	gs_topo_free(&pub);
 	printf("1..%d\n", n_test);

@@ -1,0 +1,109 @@
+"""python -m gsync info [--json]: is the module loaded, which family, and
+the gsync sockets (groups) of this network namespace."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Dict, List
+
+from . import __version__, _abi
+from .errors import ModuleNotLoaded
+from .group import family
+
+
+def read_proc(path: str = _abi.PROC_SOCKETS) -> List[Dict[str, str]]:
+    """/proc/net/gsync as a list of {column: value}; columns by name (the
+    module may add or reorder them)."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    if not lines:
+        return []
+    cols = lines[0].split()
+    rows = []
+    for ln in lines[1:]:
+        vals = ln.split()
+        if len(vals) != len(cols):
+            raise ValueError(f"{path}: a row has {len(vals)} fields, the header {len(cols)}")
+        rows.append(dict(zip(cols, vals)))
+    return rows
+
+
+def read_stats(path: str = _abi.PROC_STATS) -> Dict[str, str]:
+    out = {}
+    with open(path) as f:
+        for ln in f:
+            k, _, v = ln.strip().partition(" ")
+            if k:
+                out[k] = v.strip()
+    return out
+
+
+def info(family_path: str = _abi.FAMILY_PATH, proc: str = _abi.PROC_SOCKETS,
+         stats: str = _abi.PROC_STATS) -> Dict[str, Any]:
+    d: Dict[str, Any] = {"version": __version__, "module_loaded": False, "family": None,
+                         "netns": None, "sockets": [], "namespace_stats": {}}
+    try:
+        d["netns"] = os.readlink("/proc/self/ns/net")
+    except OSError:
+        pass
+    try:
+        d["family"] = family(family_path)
+        d["module_loaded"] = True
+    except ModuleNotLoaded:
+        return d
+    try:
+        d["sockets"] = read_proc(proc)
+    except FileNotFoundError:
+        d["error"] = f"{proc} is missing although the family file exists"
+    try:
+        d["namespace_stats"] = read_stats(stats)
+    except FileNotFoundError:
+        pass
+    return d
+
+
+def _print_text(d: Dict[str, Any]) -> None:
+    print(f"gsync python package {d['version']}")
+    if not d["module_loaded"]:
+        print("module: not loaded (no /sys/module/gsync/parameters/family); "
+              "load it with 'modprobe udp_tunnel; insmod gsync.ko'")
+        return
+    print(f"module: loaded, address family {d['family']}")
+    print(f"network namespace: {d['netns']}")
+    socks = d["sockets"]
+    groups: Dict[str, List[Dict[str, str]]] = {}
+    for s in socks:
+        groups.setdefault(s.get("group", "?"), []).append(s)
+    print(f"sockets: {len(socks)}; groups: "
+          f"{len([g for g in groups if g not in ('0x0', '?')])}")
+    for s in socks:
+        print(f"  id {s.get('id')} state {s.get('state')} group {s.get('group')} "
+              f"rank {s.get('rank')}/{s.get('nranks')} next_seq {s.get('next_seq')} "
+              f"inflight {s.get('inflight')} completed {s.get('ops_completed')} "
+              f"failed {s.get('ops_failed')} timeouts {s.get('timeouts')}")
+    if "error" in d:
+        print("error: " + d["error"])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m gsync", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd")
+    p = sub.add_parser("info", help="module, family, sockets of this network namespace")
+    p.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    if a.cmd != "info":
+        ap.print_help()
+        return 2
+    d = info()
+    if a.json:
+        json.dump(d, sys.stdout, indent=1)
+        print()
+    else:
+        _print_text(d)
+    return 0 if d["module_loaded"] else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,336 @@
+"""PyTorch on gsync: in-place all-reduce of CPU tensors, a DDP comm hook,
+DiLoCo's outer synchronization, and a digest of a model's state.
+
+Imported as ``gsync.torch`` (needs ``torch``; Debian: python3-torch).
+
+Data-parallel training across islands::
+
+    g = gsync.Group.from_env(window=8)
+    model = gsync.torch.ddp(model, g)          # DDP over a size-1 gloo group
+    ...                                         # train as usual: loss.backward()
+
+``ddp()`` first copies rank 0's parameters and buffers to every rank
+through gsync (DDP's own broadcast runs over the local size-1 process
+group and does nothing), then registers :func:`allreduce_hook`, which
+averages each gradient bucket with one gsync operation; DDP issues the
+hook for every bucket as it fills, so several buckets are in flight.
+
+Low-communication training (DiLoCo)::
+
+    outer = gsync.torch.OuterSync(model, g, every=5)
+    for batch in data:
+        loss = model(batch).loss; loss.backward(); inner_opt.step(); inner_opt.zero_grad()
+        outer.step()       # every 5 steps: all-reduce the pseudo-gradient, outer SGD
+
+Every rank ends each synchronization with bit-identical parameters:
+gsync reduces in a fixed rank order, and what follows is deterministic.
+"""
+import hashlib
+import threading
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
+
+import torch as _torch
+import torch.distributed as _dist
+
+from . import _abi
+from .buffers import byte_view
+from .group import Group
+
+__all__ = ["DTYPES", "all_reduce_", "all_reduce_async", "set_default_group",
+           "default_group", "local_process_group", "sync_module_states", "HookState",
+           "allreduce_hook", "ddp", "OuterSync", "state_digest", "flatten", "unflatten"]
+
+DTYPES: Dict[_torch.dtype, int] = {
+    _torch.float32: _abi.DTYPE_FP32,
+    _torch.bfloat16: _abi.DTYPE_BF16,
+    _torch.float16: _abi.DTYPE_FP16,
+    _torch.int32: _abi.DTYPE_INT32,
+}
+"""Tensor dtypes gsync reduces natively (uapi: enum gsync_dtype)."""
+
+_default: Optional[Group] = None
+
+
+def set_default_group(group: Optional[Group]) -> None:
+    """The group used when a function here is called without ``group=``."""
+    global _default
+    _default = group
+
+
+def default_group() -> Group:
+    if _default is None:
+        raise RuntimeError("no gsync group: pass group= or call "
+                           "gsync.torch.set_default_group(gsync.Group(...))")
+    return _default
+
+
+def _check(t: _torch.Tensor) -> None:
+    if not isinstance(t, _torch.Tensor):
+        raise TypeError(f"expected a torch.Tensor, got {type(t).__name__}")
+    if t.device.type != "cpu":
+        raise ValueError(f"tensor on {t.device}: gsync reduces CPU memory")
+    if t.dtype not in DTYPES:
+        raise ValueError(f"tensor dtype {t.dtype} is not supported; gsync reduces "
+                         "float32, bfloat16, float16 and int32")
+
+
+def all_reduce_async(tensor: _torch.Tensor, op: str = "sum",
+                     group: Optional[Group] = None):
+    """Submit an in-place all-reduce of a contiguous CPU tensor; returns the
+    gsync Future (its result is the tensor)."""
+    _check(tensor)
+    if not tensor.is_contiguous():
+        raise ValueError("all_reduce_async needs a contiguous tensor "
+                         "(all_reduce_ copies non-contiguous ones)")
+    return (group or default_group()).all_reduce_async(tensor, op)
+
+
+def all_reduce_(tensor: _torch.Tensor, op: str = "sum",
+                group: Optional[Group] = None) -> _torch.Tensor:
+    """All-reduce a CPU tensor in place and return it.
+
+    Contiguous tensors are reduced in their own memory (no copy on the
+    Python side); others go through a contiguous copy. ``op``: sum, avg,
+    min, max. dtypes: float32, bfloat16, float16, int32."""
+    _check(tensor)
+    g = group or default_group()
+    if tensor.is_contiguous():
+        g.all_reduce_(tensor, op)
+        return tensor
+    tmp = tensor.contiguous()
+    g.all_reduce_(tmp, op)
+    with _torch.no_grad():
+        tensor.copy_(tmp)
+    return tensor
+
+
+# ---- flat buffers of many tensors --------------------------------------------
+def flatten(tensors: Iterable[_torch.Tensor], dtype: _torch.dtype = _torch.float32) -> _torch.Tensor:
+    ts = [t.detach().reshape(-1).to(dtype) for t in tensors]
+    return _torch.cat(ts) if ts else _torch.empty(0, dtype=dtype)
+
+
+def unflatten(flat: _torch.Tensor, tensors: Iterable[_torch.Tensor]) -> None:
+    off = 0
+    with _torch.no_grad():
+        for t in tensors:
+            n = t.numel()
+            t.copy_(flat[off:off + n].view_as(t))
+            off += n
+
+
+def sync_module_states(module: _torch.nn.Module, group: Optional[Group] = None,
+                       root: int = 0) -> None:
+    """Copy ``root``'s parameters and buffers into every rank's module, bit
+    for bit (one gsync broadcast of all of them, any dtype)."""
+    g = group or default_group()
+    tensors = list(module.parameters()) + list(module.buffers())
+    views = []
+    for t in tensors:
+        if t.device.type != "cpu":
+            raise ValueError("sync_module_states: CPU modules only")
+        c = t.detach()
+        views.append(c if c.is_contiguous() else c.contiguous())
+    total = sum(byte_view(v).nbytes for v in views)
+    if total == 0:
+        return
+    buf = bytearray(total)
+    off = 0
+    for v in views:
+        b = byte_view(v)
+        buf[off:off + b.nbytes] = b
+        off += b.nbytes
+    g.broadcast_(buf, root)
+    off = 0
+    with _torch.no_grad():
+        for t, v in zip(tensors, views):
+            b = byte_view(v)
+            b[:] = buf[off:off + b.nbytes]
+            off += b.nbytes
+            if v.data_ptr() != t.data_ptr():  # a contiguous copy: write back
+                t.copy_(v)
+
+
+def local_process_group() -> "_dist.ProcessGroup":
+    """A size-1 gloo process group of this process alone, for constructing
+    DDP without a global process group (the way torchft does it): DDP's
+    collectives then run locally, and gsync carries the gradients."""
+    return _dist.ProcessGroupGloo(_dist.HashStore(), 0, 1)
+
+
+# ---- DDP comm hook ----------------------------------------------------------------
+class HookState:
+    """State of :func:`allreduce_hook`: the group, and optionally a wire
+    dtype (``"bf16"``: buckets are rounded to bfloat16, averaged, and
+    widened back, halving the bytes sent)."""
+
+    def __init__(self, group: Group, wire_dtype: Optional[str] = None) -> None:
+        if wire_dtype not in (None, "bf16", "bfloat16"):
+            raise ValueError("wire_dtype: None or 'bf16'")
+        self.group = group
+        self.wire_bf16 = wire_dtype is not None
+        self.buckets = 0
+        self.lock = threading.Lock()
+
+    def __setstate__(self, state):  # DDP may pickle hook states
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d.pop("lock", None)
+        return d
+
+
+def allreduce_hook(state: Union[HookState, Group],
+                   bucket: _dist.GradBucket) -> _torch.futures.Future[_torch.Tensor]:
+    """DDP communication hook: average the bucket across the gsync group.
+
+    Register with ``ddp_model.register_comm_hook(HookState(group), allreduce_hook)``
+    (a Group is accepted as state too). Returns a ``torch.futures.Future``
+    completed by gsync's receiver thread, so DDP keeps filling and
+    submitting later buckets while earlier ones are on the wire (up to the
+    group's window). A failed operation (GsyncTimeout, ...) becomes the
+    future's exception and surfaces from ``backward()``."""
+    st = state if isinstance(state, HookState) else HookState(state)
+    buf = bucket.buffer()
+    fut: _torch.futures.Future = _torch.futures.Future()
+    if buf.dtype not in DTYPES:
+        fut.set_exception(ValueError(f"gsync: bucket dtype {buf.dtype} not supported"))
+        return fut
+    with st.lock:
+        st.buckets += 1
+    wire = buf.to(_torch.bfloat16) if st.wire_bf16 and buf.dtype == _torch.float32 else buf
+    try:
+        gf = st.group.all_reduce_async(wire, "avg")
+    except Exception as e:
+        fut.set_exception(e)
+        return fut
+
+    def done(f) -> None:
+        e = f.exception()
+        if e is not None:
+            fut.set_exception(e)
+            return
+        if wire is not buf:
+            buf.copy_(wire)
+        fut.set_result(buf)
+
+    gf.add_done_callback(done)
+    return fut
+
+
+def ddp(module: _torch.nn.Module, group: Optional[Group] = None, *,
+        wire_dtype: Optional[str] = None, sync_states: bool = True,
+        process_group: Any = None, **ddp_kwargs: Any):
+    """Wrap ``module`` in DistributedDataParallel whose gradients are
+    averaged by gsync: a local size-1 gloo process group (unless given),
+    rank 0's states copied to every rank through gsync, and
+    :func:`allreduce_hook` registered (``wire_dtype='bf16'`` to send
+    bfloat16). Other keyword arguments go to DDP (e.g. bucket_cap_mb)."""
+    from torch.nn.parallel import DistributedDataParallel
+    g = group or default_group()
+    if sync_states:
+        sync_module_states(module, g)
+    pg = process_group if process_group is not None else local_process_group()
+    model = DistributedDataParallel(module, process_group=pg, **ddp_kwargs)
+    model.register_comm_hook(HookState(g, wire_dtype), allreduce_hook)
+    return model
+
+
+# ---- DiLoCo --------------------------------------------------------------------------
+class OuterSync:
+    """DiLoCo's outer loop (Douillard et al., 2023) over gsync.
+
+    Every ``every`` (H) inner steps, :meth:`step` all-reduces the
+    pseudo-gradient (the parameters at the last synchronization minus the
+    current ones, averaged over ranks), applies the outer optimizer to the
+    synchronized copy (default: SGD lr 0.7, momentum 0.9, Nesterov), and
+    loads the result into the model. Floating-point buffers are averaged
+    too. Construction copies rank 0's parameters to every rank.
+
+    ``wire_dtype='bf16'`` sends the pseudo-gradient as bfloat16.
+    """
+
+    def __init__(self, module: _torch.nn.Module, group: Optional[Group] = None,
+                 every: int = 5,
+                 outer_optimizer: Optional[Callable[[List[_torch.Tensor]], Any]] = None,
+                 wire_dtype: Optional[str] = None, sync_states: bool = True) -> None:
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            raise ValueError("every: the number of inner steps between syncs, >= 1")
+        if wire_dtype not in (None, "bf16", "bfloat16"):
+            raise ValueError("wire_dtype: None or 'bf16'")
+        self.module = module
+        self.group = group or default_group()
+        self.every = every
+        self.wire_bf16 = wire_dtype is not None
+        self.params = [p for p in module.parameters() if p.requires_grad]
+        for p in self.params:
+            if p.device.type != "cpu" or p.dtype != _torch.float32:
+                raise ValueError("OuterSync: float32 CPU parameters only")
+        if sync_states:
+            sync_module_states(module, self.group)
+        self.master = [p.detach().clone() for p in self.params]
+        for m in self.master:
+            m.requires_grad_(True)
+        if outer_optimizer is None:
+            self.optimizer = _torch.optim.SGD(self.master, lr=0.7, momentum=0.9, nesterov=True)
+        else:
+            self.optimizer = outer_optimizer(self.master)
+        self.inner_steps = 0
+        self.syncs = 0
+
+    def step(self) -> bool:
+        """Count one inner step; synchronize every ``every`` steps. Returns
+        True if it synchronized."""
+        self.inner_steps += 1
+        if self.inner_steps % self.every:
+            return False
+        self.sync()
+        return True
+
+    @_torch.no_grad()
+    def sync(self) -> None:
+        """All-reduce the pseudo-gradient and take one outer step now."""
+        delta = flatten([m - p for m, p in zip(self.master, self.params)])
+        wire = delta.to(_torch.bfloat16) if self.wire_bf16 else delta
+        self.group.all_reduce_(wire, "avg")
+        if wire is not delta:
+            delta.copy_(wire)
+        off = 0
+        for m in self.master:
+            n = m.numel()
+            m.grad = delta[off:off + n].view_as(m).clone()
+            off += n
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        for m, p in zip(self.master, self.params):
+            p.copy_(m)
+        bufs = [b for b in self.module.buffers() if b.dtype == _torch.float32]
+        if bufs:
+            flat = flatten(bufs)
+            self.group.all_reduce_(flat, "avg")
+            unflatten(flat, bufs)
+        self.syncs += 1
+
+    def state_dict(self) -> Dict[str, Any]:
+        return {"master": [m.detach().clone() for m in self.master],
+                "optimizer": self.optimizer.state_dict(),
+                "inner_steps": self.inner_steps, "syncs": self.syncs}
+
+
+def state_digest(obj: Union[_torch.nn.Module, Dict[str, _torch.Tensor]]) -> str:
+    """SHA-256 (hex) of a module's state_dict (or a dict of tensors): names,
+    dtypes, shapes and raw bytes in order. Equal digests on two ranks mean
+    bit-identical state."""
+    sd = obj.state_dict() if isinstance(obj, _torch.nn.Module) else obj
+    h = hashlib.sha256()
+    for name, t in sd.items():
+        h.update(name.encode() + b"\0")
+        if not isinstance(t, _torch.Tensor):
+            h.update(repr(t).encode() + b"\0")
+            continue
+        c = t.detach().cpu().contiguous()
+        h.update(f"{c.dtype}{tuple(c.shape)}".encode() + b"\0")
+        h.update(bytes(byte_view(c)) if c.numel() else b"")
+    return h.hexdigest()

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * gsyncctl stats --format prometheus: the counters of /proc/net/gsync and
+ * /proc/net/gsync_stats in the Prometheus text exposition format (0.0.4),
+ * as node_exporter's textfile collector reads it: every family once, with
+ * HELP and TYPE, counters named *_total, bytes as *_bytes_total, no
+ * timestamps. Per-socket series carry the labels netns, group, rank and
+ * socket (the id: two sockets of a namespace may share group and rank).
+ * Columns are looked up by name like everywhere in gsyncctl; a column the
+ * module lacks leaves its family out, a numeric column this version does
+ * not know becomes a gsync_socket_<column> gauge.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "sockets.h"
+
+struct metric {
+	const char *col;	/* /proc/net/gsync column */
+	const char *name;	/* metric family */
+	const char *type;	/* counter or gauge */
+	const char *help;
+};
+
+static const struct metric metrics[] = {
+	{ "next_seq", "gsync_next_seq", "gauge",
+	  "Sequence number the next operation of the socket must carry." },
+	{ "inflight", "gsync_inflight_operations", "gauge",
+	  "Operations submitted and not yet received." },
+	{ "sched_rounds", "gsync_schedule_rounds", "gauge",
+	  "Rounds of the schedule in effect (1 for the default schedule)." },
+	{ "ops_submitted", "gsync_operations_submitted_total", "counter",
+	  "Operations submitted with sendmsg." },
+	{ "ops_completed", "gsync_operations_completed_total", "counter",
+	  "Operations that succeeded and were handed to the user." },
+	{ "ops_failed", "gsync_operations_failed_total", "counter",
+	  "Operations that failed (timeout, mismatch, abort)." },
+	{ "tx_bytes", "gsync_transmit_bytes_total", "counter",
+	  "UDP payload bytes sent, gsync headers included." },
+	{ "tx_packets", "gsync_transmit_packets_total", "counter",
+	  "UDP datagrams sent." },
+	{ "rx_bytes", "gsync_receive_bytes_total", "counter",
+	  "UDP payload bytes of accepted packets, gsync headers included." },
+	{ "rx_packets", "gsync_receive_packets_total", "counter",
+	  "Packets accepted (drops not counted)." },
+	{ "nacks_sent", "gsync_nacks_sent_total", "counter",
+	  "NACKs sent to ask peers for missing chunks." },
+	{ "nacks_received", "gsync_nacks_received_total", "counter",
+	  "NACKs received from peers." },
+	{ "retransmits", "gsync_retransmits_total", "counter",
+	  "Data packets sent again." },
+	{ "mcast_retransmits", "gsync_multicast_retransmits_total", "counter",
+	  "Data packets sent again by multicast." },
+	{ "timeouts", "gsync_timeouts_total", "counter",
+	  "Operations failed with ETIMEDOUT." },
+	{ "mismatches", "gsync_mismatches_total", "counter",
+	  "Operations failed because ranks disagreed (EPROTO)." },
+	{ "sched_ops", "gsync_scheduled_operations_total", "counter",
+	  "Operations run under a loaded schedule." },
+	{ "reduce_jobs", "gsync_reduce_jobs_total", "counter",
+	  "Block reductions handed to the reduction engine." },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* Columns that are labels or identity, never exported as values. */
+static const char *const label_cols[] = {
+	"id", "inode", "uid", "state", "group", "rank", "nranks", "sched_tag",
+	NULL,
+};
+
+static int known_col(const char *col)
+{
+	unsigned int i;
+
+	if (!strncmp(col, "drop_", 5))
+		return 1;
+	for (i = 0; label_cols[i]; i++)
+		if (!strcmp(col, label_cols[i]))
+			return 1;
+	for (i = 0; metrics[i].col; i++)
+		if (!strcmp(col, metrics[i].col))
+			return 1;
+	return 0;
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void put_label(const char *name, const char *v, int first)
+{
+	printf("%s%s=\"", first ? "" : ",", name);
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			printf("\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*v);
+	}
+	putchar('"');
+}
+
+/* Sockets exported per socket: those in a group (not unconfigured). */
+static int exported(const struct ctx *c, const struct table *t, unsigned int r)
+{
+	return row_selected(c, t, r) && strcmp(cell_str(t, r, "state"), "unconfigured");
+}
+
+static void socket_labels(const struct ctx *c, const struct table *t,
+			  unsigned int r)
+{
+	put_label("netns", c->netns ? c->netns : "", 1);
+	put_label("group", cell_str(t, r, "group"), 0);
+	put_label("rank", cell_str(t, r, "rank"), 0);
+	put_label("socket", cell_str(t, r, "id"), 0);
+}
+
+static void family(const char *name, const char *type, const char *help)
+{
+	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One series per exported socket whose cell in column K is decimal. */
+static void series(const struct ctx *c, const struct table *t, unsigned int k,
+		   const char *name, const char *extra_label, const char *extra)
+{
+	unsigned int r;
+	uint64_t v;
+
+	for (r = 0; r < t->nrows; r++) {
+		if (!exported(c, t, r) || parse_dec_u64(table_cell(t, r, k), &v))
+			continue;
+		printf("%s{", name);
+		socket_labels(c, t, r);
+		if (extra_label)
+			put_label(extra_label, extra, 0);
+		printf("} %llu\n", (unsigned long long)v);
+	}
+}
+
+/* Every row of column K decimal (or "-")? Unknown columns must be. */
+static int numeric_col(const struct table *t, unsigned int k)
+{
+	unsigned int r;
+	uint64_t v;
+
+	for (r = 0; r < t->nrows; r++)
+		if (strcmp(table_cell(t, r, k), "-") &&
+		    parse_dec_u64(table_cell(t, r, k), &v))
+			return 0;
+	return 1;
+}
+
+void stats_prometheus(const struct ctx *c, const struct table *t,
+		      const struct kv *ns)
+{
+	static const char *const states[] = { "unconfigured", "joined", "failed", NULL };
+	const char *netns = c->netns ? c->netns : "";
+	unsigned int i, k, r, n, other = 0;
+	char name[160];
+	int first;
+
+	family("gsync_sockets_open", "gauge",
+	       "AF_GSYNC sockets open in the network namespace.");
+	for (i = 0; i < ns->n; i++)
+		if (!strcmp(ns->names[i], "sockets_open")) {
+			printf("gsync_sockets_open{");
+			put_label("netns", netns, 1);
+			printf("} %llu\n", (unsigned long long)ns->values[i]);
+		}
+	family("gsync_sockets_created_total", "counter",
+	       "AF_GSYNC sockets created since the network namespace was.");
+	for (i = 0; i < ns->n; i++)
+		if (!strcmp(ns->names[i], "sockets_created")) {
+			printf("gsync_sockets_created_total{");
+			put_label("netns", netns, 1);
+			printf("} %llu\n", (unsigned long long)ns->values[i]);
+		}
+	for (i = 0; i < ns->n; i++)
+		other += strcmp(ns->names[i], "sockets_open") &&
+			 strcmp(ns->names[i], "sockets_created");
+	if (other) {
+		family("gsync_namespace_stat", "gauge",
+		       "Other lines of /proc/net/gsync_stats, by name.");
+		for (i = 0; i < ns->n; i++) {
+			if (!strcmp(ns->names[i], "sockets_open") ||
+			    !strcmp(ns->names[i], "sockets_created"))
+				continue;
+			printf("gsync_namespace_stat{");
+			put_label("netns", netns, 1);
+			put_label("name", ns->names[i], 0);
+			printf("} %llu\n", (unsigned long long)ns->values[i]);
+		}
+	}
+
+	/* Sockets per state: the known states always, others as found. */
+	family("gsync_sockets", "gauge", "gsync sockets of the namespace by state.");
+	for (i = 0; states[i]; i++) {
+		for (n = 0, r = 0; r < t->nrows; r++)
+			n += row_selected(c, t, r) &&
+			     !strcmp(cell_str(t, r, "state"), states[i]);
+		printf("gsync_sockets{");
+		put_label("netns", netns, 1);
+		put_label("state", states[i], 0);
+		printf("} %u\n", n);
+	}
+	for (r = 0; r < t->nrows; r++) {
+		const char *s = cell_str(t, r, "state");
+		unsigned int q;
+
+		for (i = 0; states[i] && strcmp(states[i], s); i++)
+			;
+		for (q = 0; q < r && strcmp(cell_str(t, q, "state"), s); q++)
+			;
+		if (states[i] || q < r || !row_selected(c, t, r))
+			continue;	/* known, or counted at its first row */
+		for (n = 0, q = r; q < t->nrows; q++)
+			n += row_selected(c, t, q) && !strcmp(cell_str(t, q, "state"), s);
+		printf("gsync_sockets{");
+		put_label("netns", netns, 1);
+		put_label("state", s, 0);
+		printf("} %u\n", n);
+	}
+
+	family("gsync_socket_info", "gauge",
+	       "Always 1: identity of a gsync socket in a group.");
+	for (r = 0; r < t->nrows; r++) {
+		if (!exported(c, t, r))
+			continue;
+		printf("gsync_socket_info{");
+		socket_labels(c, t, r);
+		for (i = 0; i < 4; i++) {
+			static const char *const extra[] = { "nranks", "uid", "inode", "sched_tag" };
+
+			if (table_col(t, extra[i]) >= 0)
+				put_label(extra[i], cell_str(t, r, extra[i]), 0);
+		}
+		printf("} 1\n");
+	}
+
+	for (i = 0; metrics[i].col; i++) {
+		int col = table_col(t, metrics[i].col);
+
+		if (col < 0)
+			continue;
+		family(metrics[i].name, metrics[i].type, metrics[i].help);
+		series(c, t, col, metrics[i].name, NULL, NULL);
+	}
+
+	for (first = 1, k = 0; k < t->ncols; k++) {
+		if (strncmp(t->cols[k], "drop_", 5) || !t->cols[k][5])
+			continue;
+		if (first)
+			family("gsync_drops_total", "counter",
+			       "Received packets dropped, by reason (enum gsync_drop_reason).");
+		first = 0;
+		series(c, t, k, "gsync_drops_total", "reason", t->cols[k] + 5);
+	}
+
+	/* Columns of a newer module: gauges, the name made a valid metric name. */
+	for (k = 0; k < t->ncols; k++) {
+		const char *col = t->cols[k];
+		size_t j;
+
+		if (known_col(col) || !numeric_col(t, k))
+			continue;
+		snprintf(name, sizeof(name), "gsync_socket_%s", col);
+		for (j = strlen("gsync_socket_"); name[j]; j++)
+			if (!((name[j] >= 'a' && name[j] <= 'z') ||
+			      (name[j] >= 'A' && name[j] <= 'Z') ||
+			      (name[j] >= '0' && name[j] <= '9') || name[j] == '_'))
+				name[j] = '_';
+		family(name, "gauge", "A /proc/net/gsync column this gsyncctl does not know.");
+		series(c, t, k, name, NULL, NULL);
+	}
+}

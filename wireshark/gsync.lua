@@ -1,0 +1,382 @@
+-- SPDX-License-Identifier: GPL-2.0
+--
+-- Wireshark/tshark dissector for the gsync wire format
+-- (uapi/linux/gsync_wire.h): UDP datagrams between the ranks of an
+-- AF_GSYNC all-reduce group. Every header field and every payload field of
+-- every packet type is a filterable gsync.* field; packets the kernel would
+-- drop get expert info naming the drop counter (drop_short, drop_version,
+-- drop_type, drop_field), and structurally broken packets are flagged
+-- malformed (gsync.malformed). Nothing is read beyond the captured bytes,
+-- so no packet can make the dissector fail.
+--
+-- Finding the packets: gsync uses whatever UDP ports the group configures,
+-- so the dissector registers a heuristic on UDP (on by default: preference
+-- gsync.heuristic) that accepts a datagram whose header is self-consistent
+-- (version 1, known type, dtype and op, 2..256 ranks, sender rank below the
+-- group size, payload_len equal to the rest of the datagram). Preference
+-- gsync.udp_port (0 = none) also decodes one UDP port unconditionally,
+-- which is how malformed packets get shown.
+--
+--   tshark -X lua_script:gsync.lua -r capture.pcap
+--   tshark -X lua_script:gsync.lua -o gsync.udp_port:7100 -Y 'gsync.type == 2'
+--   cp gsync.lua ~/.local/lib/wireshark/plugins/    (Wireshark GUI)
+--
+-- Written for Wireshark 4.0 (Lua 5.2) and later.
+
+local gsync = Proto("gsync", "gsync all-reduce transport")
+
+local HDR_LEN = 56
+local MAX_RANKS = 256
+local MAX_RANGES = 128
+local RANGE_ALL = 0xffffffff
+
+local types = { [1] = "DATA", [2] = "NACK", [3] = "STATUS", [4] = "POLL", [5] = "ABORT" }
+local dtypes = { [0] = "fp32", [1] = "bf16", [2] = "fp16", [3] = "int32" }
+local dtype_size = { [0] = 4, [1] = 2, [2] = 2, [3] = 4 }
+local ops = { [0] = "sum", [1] = "avg", [2] = "min", [3] = "max" }
+local errnos = { [71] = "EPROTO", [103] = "ECONNABORTED", [110] = "ETIMEDOUT",
+	[125] = "ECANCELED" }
+
+local WF_RETRANSMIT = 0x0001
+local WF_PARTIAL = 0x0002
+
+local f = {
+	version = ProtoField.uint8("gsync.version", "Version", base.DEC),
+	type = ProtoField.uint8("gsync.type", "Type", base.DEC, types),
+	dtype = ProtoField.uint8("gsync.dtype", "Element type", base.DEC, dtypes),
+	op = ProtoField.uint8("gsync.op", "Reduction", base.DEC, ops),
+	src_rank = ProtoField.uint16("gsync.src_rank", "Sender rank", base.DEC),
+	nranks = ProtoField.uint16("gsync.nranks", "Ranks in group", base.DEC),
+	group_id = ProtoField.uint64("gsync.group_id", "Group id", base.HEX),
+	seq = ProtoField.uint64("gsync.seq", "Sequence number", base.DEC),
+	round = ProtoField.uint16("gsync.round", "Step", base.DEC),
+	sched_round = ProtoField.uint16("gsync.sched_round", "Schedule round", base.DEC),
+	flags = ProtoField.uint16("gsync.flags", "Flags", base.HEX),
+	flag_retransmit = ProtoField.bool("gsync.flags.retransmit", "Retransmit", 16, nil, WF_RETRANSMIT),
+	flag_partial = ProtoField.bool("gsync.flags.partial", "Partial (covers != 1 rank)", 16, nil, WF_PARTIAL),
+	flag_reserved = ProtoField.uint16("gsync.flags.reserved", "Reserved flags", base.HEX, nil, 0xfffc),
+	chunk = ProtoField.uint32("gsync.chunk", "Chunk", base.DEC),
+	nchunks = ProtoField.uint32("gsync.nchunks", "Chunks", base.DEC),
+	payload_len = ProtoField.uint32("gsync.payload_len", "Payload length", base.DEC),
+	total_len = ProtoField.uint64("gsync.total_len", "Contribution length", base.DEC),
+	ncontrib = ProtoField.uint16("gsync.ncontrib", "Contributing ranks", base.DEC),
+	sched_tag = ProtoField.uint16("gsync.sched_tag", "Schedule tag", base.HEX),
+	chunk_bytes = ProtoField.uint32("gsync.chunk_bytes", "Chunk size", base.DEC),
+	data = ProtoField.bytes("gsync.data", "Data"),
+	data_offset = ProtoField.uint64("gsync.data.offset", "Offset in contribution", base.DEC),
+	data_elements = ProtoField.uint32("gsync.data.elements", "Elements", base.DEC),
+	nack_target = ProtoField.uint16("gsync.nack.target_rank", "Missing contribution of rank", base.DEC),
+	nack_nranges = ProtoField.uint16("gsync.nack.nranges", "Ranges", base.DEC),
+	nack_reserved = ProtoField.uint32("gsync.nack.reserved", "Reserved", base.HEX),
+	nack_range = ProtoField.none("gsync.nack.range", "Range"),
+	range_first = ProtoField.uint32("gsync.nack.range.first", "First chunk", base.DEC),
+	range_count = ProtoField.uint32("gsync.nack.range.count", "Count", base.DEC),
+	status_complete = ProtoField.bytes("gsync.status.complete", "Complete bitmap"),
+	status_rank = ProtoField.uint16("gsync.status.rank", "Complete rank", base.DEC),
+	status_count = ProtoField.uint16("gsync.status.count", "Complete ranks", base.DEC),
+	abort_error = ProtoField.uint32("gsync.abort.error", "Error", base.DEC, errnos),
+	abort_reserved = ProtoField.uint32("gsync.abort.reserved", "Reserved", base.HEX),
+	trailing = ProtoField.bytes("gsync.trailing", "Bytes beyond payload_len"),
+}
+local field_order = { "version", "type", "dtype", "op", "src_rank", "nranks", "group_id",
+	"seq", "round", "sched_round", "flags", "flag_retransmit", "flag_partial", "flag_reserved",
+	"chunk", "nchunks", "payload_len", "total_len", "ncontrib", "sched_tag", "chunk_bytes",
+	"data", "data_offset", "data_elements", "nack_target", "nack_nranges", "nack_reserved",
+	"nack_range", "range_first", "range_count", "status_complete", "status_rank",
+	"status_count", "abort_error", "abort_reserved", "trailing" }
+local field_list = {}
+for _, k in ipairs(field_order) do field_list[#field_list + 1] = assert(f[k], k) end
+gsync.fields = field_list
+
+local ex = {
+	malformed = ProtoExpert.new("gsync.malformed", "Malformed gsync packet",
+		expert.group.MALFORMED, expert.severity.ERROR),
+	version = ProtoExpert.new("gsync.version.unknown", "Unknown wire version (kernel: drop_version)",
+		expert.group.PROTOCOL, expert.severity.WARN),
+	type = ProtoExpert.new("gsync.type.unknown", "Unknown packet type (kernel: drop_type)",
+		expert.group.PROTOCOL, expert.severity.WARN),
+	field = ProtoExpert.new("gsync.field.invalid", "Field out of range (kernel: drop_field)",
+		expert.group.PROTOCOL, expert.severity.WARN),
+	rank = ProtoExpert.new("gsync.rank.invalid", "Rank out of range (kernel: drop_rank)",
+		expert.group.PROTOCOL, expert.severity.WARN),
+	retransmit = ProtoExpert.new("gsync.retransmit", "Retransmitted chunk",
+		expert.group.SEQUENCE, expert.severity.NOTE),
+	abort = ProtoExpert.new("gsync.abort", "Operation aborted",
+		expert.group.RESPONSE_CODE, expert.severity.WARN),
+}
+gsync.experts = { ex.malformed, ex.version, ex.type, ex.field, ex.rank, ex.retransmit, ex.abort }
+
+gsync.prefs.udp_port = Pref.uint("UDP port", 0,
+	"Decode this UDP port (source or destination) as gsync; 0 = none")
+gsync.prefs.heuristic = Pref.bool("Heuristic detection", true,
+	"Find gsync packets on any UDP port by checking the header")
+
+-- Checks the kernel makes on DATA and POLL (kmod/wire.c): the description of
+-- a value, its length and its chunking.
+local function check_contrib(t, tvb, sched_tag, dtype)
+	local total = tvb(40, 8):uint64()
+	local cb = tvb(52, 4):uint()
+	local n = UInt64(tvb(32, 4):uint())
+	local elem = dtype_size[dtype] or 1
+	if total == UInt64(0) or total > UInt64(1073741824) or (total % elem) ~= UInt64(0) then
+		t:add_proto_expert_info(ex.field, "total_len is 0, above 1 GiB or not a multiple of the element size")
+	end
+	if cb < 256 or cb > 65535 or cb % elem ~= 0 then
+		t:add_proto_expert_info(ex.field, "chunk_bytes outside 256..65535 or not a multiple of the element size")
+	end
+	if cb > 0 then
+		-- all UInt64: total_len may be anything up to 2^64 - 1 here
+		local min = (total / cb) + ((total % cb) ~= UInt64(0) and 1 or 0)
+		if sched_tag == 0 and n ~= min then
+			t:add_proto_expert_info(ex.field, "nchunks " .. tostring(n) ..
+				", expected ceil(total_len / chunk_bytes) = " .. tostring(min))
+		elseif sched_tag ~= 0 and (n < min or n > min + 4096) then
+			t:add_proto_expert_info(ex.field, "nchunks out of range for total_len and chunk_bytes")
+		end
+	end
+end
+
+local function malformed(t, pinfo, msg)
+	t:add_proto_expert_info(ex.malformed, msg)
+	pinfo.cols.info:append(" [Malformed]")
+end
+
+local function dissect_data(tvb, pinfo, t, plen, h)
+	if plen == 0 then
+		t:add_proto_expert_info(ex.field, "DATA without data")
+		return
+	end
+	local d = t:add(f.data, tvb(HDR_LEN, plen))
+	local elem = dtype_size[h.dtype]
+	if elem then
+		d:add(f.data_elements, math.floor(plen / elem)):set_generated()
+	end
+	if h.sched_tag == 0 and h.chunk_bytes > 0 then
+		t:add(f.data_offset, UInt64(h.chunk) * h.chunk_bytes):set_generated()
+	end
+	if plen > h.chunk_bytes then
+		t:add_proto_expert_info(ex.field, "more data than chunk_bytes")
+	end
+	if h.chunk >= h.nchunks then
+		t:add_proto_expert_info(ex.field, "chunk index not below nchunks")
+	end
+	local partial = bit32.band(h.flags, WF_PARTIAL) ~= 0
+	if h.ncontrib == 0 or h.ncontrib > h.nranks or (h.sched_tag == 0 and h.ncontrib ~= 1)
+		or partial ~= (h.ncontrib ~= 1) then
+		t:add_proto_expert_info(ex.field, "ncontrib inconsistent with the PARTIAL flag, the group size or the schedule")
+	end
+end
+
+local function dissect_nack(tvb, pinfo, t, plen)
+	if plen < 8 then
+		malformed(t, pinfo, "NACK payload shorter than 8 bytes")
+		return
+	end
+	t:add(f.nack_target, tvb(HDR_LEN, 2))
+	local nr = tvb(HDR_LEN + 2, 2):uint()
+	local nri = t:add(f.nack_nranges, tvb(HDR_LEN + 2, 2))
+	t:add(f.nack_reserved, tvb(HDR_LEN + 4, 4))
+	local have = math.floor((plen - 8) / 8)
+	if (plen - 8) % 8 ~= 0 then
+		malformed(t, pinfo, "NACK payload is not a whole number of ranges")
+	end
+	if nr == 0 or nr > MAX_RANGES then
+		nri:add_proto_expert_info(ex.field, "nranges outside 1..128")
+	end
+	if nr ~= have then
+		malformed(nri, pinfo, string.format("nranges %d but the payload holds %d", nr, have))
+	end
+	for i = 0, math.min(have, MAX_RANGES + 1) - 1 do
+		local off = HDR_LEN + 8 + i * 8
+		local first = tvb(off, 4):uint()
+		local count = tvb(off + 4, 4):uint()
+		local r = t:add(f.nack_range, tvb(off, 8))
+		r:add(f.range_first, tvb(off, 4))
+		local ci = r:add(f.range_count, tvb(off + 4, 4))
+		if count == RANGE_ALL then
+			ci:append_text(" (to the end)")
+			r:append_text(string.format(": chunks %d..end", first))
+		else
+			r:append_text(string.format(": chunks %d..%d", first, first + count - 1))
+		end
+	end
+end
+
+local function dissect_status(tvb, pinfo, t, plen)
+	if plen ~= 32 then
+		malformed(t, pinfo, string.format("STATUS payload is %d bytes, not 32", plen))
+		return
+	end
+	local b = t:add(f.status_complete, tvb(HDR_LEN, 32))
+	local n = 0
+	local list = {}
+	for i = 0, 31 do
+		local byte = tvb(HDR_LEN + i, 1):uint()
+		for bit = 0, 7 do
+			if bit32.band(byte, bit32.lshift(1, bit)) ~= 0 then
+				b:add(f.status_rank, tvb(HDR_LEN + i, 1), i * 8 + bit):set_generated()
+				n = n + 1
+				if #list < 16 then table.insert(list, tostring(i * 8 + bit)) end
+			end
+		end
+	end
+	t:add(f.status_count, n):set_generated()
+	pinfo.cols.info:append(" complete=[" .. table.concat(list, ",") .. (n > 16 and ",..." or "") .. "]")
+end
+
+local function dissect_abort(tvb, pinfo, t, plen)
+	if plen ~= 8 then
+		malformed(t, pinfo, string.format("ABORT payload is %d bytes, not 8", plen))
+		return
+	end
+	local e = tvb(HDR_LEN, 4):uint()
+	t:add(f.abort_error, tvb(HDR_LEN, 4))
+	t:add(f.abort_reserved, tvb(HDR_LEN + 4, 4))
+	t:add_proto_expert_info(ex.abort, "operation aborted: " .. (errnos[e] or ("errno " .. e)))
+	pinfo.cols.info:append(" error=" .. (errnos[e] or tostring(e)))
+end
+
+local function dissect(tvb, pinfo, tree)
+	local caplen = tvb:len()
+	local len = tvb:reported_length_remaining()
+	pinfo.cols.protocol = "GSYNC"
+	local t = tree:add(gsync, tvb())
+	if len < HDR_LEN or caplen < HDR_LEN then
+		pinfo.cols.info = string.format("gsync, %d bytes", len)
+		malformed(t, pinfo, string.format("%d bytes, shorter than the 56-byte header (kernel: drop_short)", len))
+		return caplen
+	end
+
+	local h = {
+		version = tvb(0, 1):uint(), type = tvb(1, 1):uint(), dtype = tvb(2, 1):uint(),
+		op = tvb(3, 1):uint(), src_rank = tvb(4, 2):uint(), nranks = tvb(6, 2):uint(),
+		seq = tvb(16, 8):uint64(), round = tvb(24, 2):uint(), flags = tvb(26, 2):uint(),
+		chunk = tvb(28, 4):uint(), nchunks = tvb(32, 4):uint(), plen = tvb(36, 4):uint(),
+		ncontrib = tvb(48, 2):uint(), sched_tag = tvb(50, 2):uint(), chunk_bytes = tvb(52, 4):uint(),
+	}
+	local tname = types[h.type] or ("type " .. h.type)
+
+	t:add(f.version, tvb(0, 1))
+	local ti = t:add(f.type, tvb(1, 1))
+	local di = t:add(f.dtype, tvb(2, 1))
+	local oi = t:add(f.op, tvb(3, 1))
+	local ri = t:add(f.src_rank, tvb(4, 2))
+	t:add(f.nranks, tvb(6, 2))
+	t:add(f.group_id, tvb(8, 8))
+	t:add(f.seq, tvb(16, 8))
+	local si = t:add(f.round, tvb(24, 2))
+	if h.sched_tag ~= 0 then
+		si:append_text(string.format(" (round %d, %s)", math.floor(h.round / 2),
+			h.round % 2 == 0 and "values in" or "results out"))
+		t:add(f.sched_round, math.floor(h.round / 2)):set_generated()
+	end
+	local fl = t:add(f.flags, tvb(26, 2))
+	fl:add(f.flag_retransmit, tvb(26, 2))
+	fl:add(f.flag_partial, tvb(26, 2))
+	fl:add(f.flag_reserved, tvb(26, 2))
+	t:add(f.chunk, tvb(28, 4))
+	t:add(f.nchunks, tvb(32, 4))
+	local pli = t:add(f.payload_len, tvb(36, 4))
+	t:add(f.total_len, tvb(40, 8))
+	t:add(f.ncontrib, tvb(48, 2))
+	t:add(f.sched_tag, tvb(50, 2))
+	t:add(f.chunk_bytes, tvb(52, 4))
+
+	pinfo.cols.info = string.format("%s group=0x%s seq=%s rank %d/%d", tname,
+		tvb(8, 8):uint64():tohex():gsub("^0+(.)", "%1"), tostring(h.seq), h.src_rank, h.nranks)
+	if h.type == 1 then
+		pinfo.cols.info:append(string.format(" chunk %d/%d", h.chunk, h.nchunks))
+	end
+	if h.sched_tag ~= 0 then
+		pinfo.cols.info:append(string.format(" step %d tag 0x%04x", h.round, h.sched_tag))
+	end
+	if bit32.band(h.flags, WF_RETRANSMIT) ~= 0 then
+		pinfo.cols.info:append(" [retransmit]")
+		t:add_proto_expert_info(ex.retransmit)
+	end
+	t:append_text(string.format(", %s, seq %s, rank %d/%d", tname, tostring(h.seq), h.src_rank, h.nranks))
+
+	if h.version ~= 1 then
+		t:add_proto_expert_info(ex.version, "wire version " .. h.version .. ", this dissector knows 1")
+		return caplen
+	end
+	if not types[h.type] then
+		ti:add_proto_expert_info(ex.type)
+		return caplen
+	end
+	if h.nranks < 2 or h.nranks > MAX_RANKS or h.src_rank >= h.nranks then
+		ri:add_proto_expert_info(ex.rank, "sender rank not below nranks, or nranks outside 2..256")
+	end
+	if not dtypes[h.dtype] then di:add_proto_expert_info(ex.field, "unknown dtype") end
+	if not ops[h.op] then oi:add_proto_expert_info(ex.field, "unknown op") end
+	if bit32.band(h.flags, 0xfffc) ~= 0 then fl:add_proto_expert_info(ex.field, "reserved flag bits set") end
+	if h.sched_tag == 0 and h.round ~= 0 then
+		si:add_proto_expert_info(ex.field, "nonzero step without a schedule")
+	elseif h.round >= 32 then
+		si:add_proto_expert_info(ex.field, "step beyond 2 * GSYNC_SCHED_MAX_ROUNDS")
+	end
+
+	local avail = len - HDR_LEN
+	if h.plen > avail then
+		malformed(pli, pinfo, string.format("payload_len %d but only %d bytes follow the header (kernel: drop_short)", h.plen, avail))
+		return caplen
+	end
+	if h.plen < avail then
+		pli:add_proto_expert_info(ex.field, string.format("payload_len %d but %d bytes follow the header", h.plen, avail))
+		if caplen > HDR_LEN + h.plen then
+			t:add(f.trailing, tvb(HDR_LEN + h.plen))
+		end
+	end
+	if caplen < HDR_LEN + h.plen then
+		-- Cut by the capture's snap length: decode what is there.
+		t:add_expert_info(PI_UNDECODED, PI_NOTE, "payload not captured in full")
+		if h.type == 1 and caplen > HDR_LEN then t:add(f.data, tvb(HDR_LEN)) end
+		return caplen
+	end
+
+	if h.type == 1 then
+		check_contrib(t, tvb, h.sched_tag, h.dtype)
+		dissect_data(tvb, pinfo, t, h.plen, h)
+	elseif h.type == 2 then
+		dissect_nack(tvb, pinfo, t, h.plen)
+	elseif h.type == 3 then
+		dissect_status(tvb, pinfo, t, h.plen)
+	elseif h.type == 4 then
+		if h.plen ~= 0 then malformed(pli, pinfo, "POLL with a payload") end
+		check_contrib(t, tvb, h.sched_tag, h.dtype)
+	elseif h.type == 5 then
+		dissect_abort(tvb, pinfo, t, h.plen)
+	end
+	return caplen
+end
+
+function gsync.dissector(tvb, pinfo, tree)
+	return dissect(tvb, pinfo, tree)
+end
+
+-- A datagram is gsync if its header is self-consistent: strict enough
+-- that other UDP traffic (DNS, QUIC, RTP, ...) is not taken.
+local function heuristic(tvb, pinfo, tree)
+	if not gsync.prefs.heuristic then return false end
+	local len = tvb:reported_length_remaining()
+	if len < HDR_LEN or tvb:len() < HDR_LEN then return false end
+	if tvb(0, 1):uint() ~= 1 then return false end
+	local ty = tvb(1, 1):uint()
+	if ty < 1 or ty > 5 then return false end
+	if tvb(2, 1):uint() > 3 or tvb(3, 1):uint() > 3 then return false end
+	local nranks = tvb(6, 2):uint()
+	if nranks < 2 or nranks > MAX_RANKS or tvb(4, 2):uint() >= nranks then return false end
+	if tvb(36, 4):uint() ~= len - HDR_LEN then return false end
+	if bit32.band(tvb(26, 2):uint(), 0xfffc) ~= 0 then return false end
+	dissect(tvb, pinfo, tree)
+	return true
+end
+gsync:register_heuristic("udp", heuristic)
+
+local registered_port = 0
+function gsync.prefs_changed()
+	local udp = DissectorTable.get("udp.port")
+	if registered_port ~= 0 then udp:remove(registered_port, gsync) end
+	registered_port = gsync.prefs.udp_port
+	if registered_port ~= 0 then udp:add(registered_port, gsync) end
+end

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write pcap files of gsync packets built from uapi/linux/gsync_wire.h.
+
+    mkpcap.py golden OUT.pcap     every packet type, IPv4 and IPv6, plus
+                                  malformed ones and non-gsync UDP
+    mkpcap.py fuzz OUT.pcap [N]   N (default 3000) mutations of valid packets
+
+The header is packed with the layout of struct gsync_wire_hdr (56 bytes,
+big-endian), independently of the dissector. Timestamps are fixed so the
+decoded output is reproducible.
+"""
+import random
+import struct
+import sys
+
+HDR = struct.Struct(">BBBBHHQQHHIIIQHHI")
+assert HDR.size == 56
+DATA, NACK, STATUS, POLL, ABORT = 1, 2, 3, 4, 5
+RETRANSMIT, PARTIAL = 1, 2
+
+
+def hdr(type_, payload, *, version=1, dtype=0, op=0, src=0, nranks=3,
+        group=0x2A, seq=1, step=0, flags=0, chunk=0, nchunks=0, plen=None,
+        total=0, ncontrib=0, tag=0, chunk_bytes=0):
+    if plen is None:
+        plen = len(payload)
+    return HDR.pack(version, type_, dtype, op, src, nranks, group, seq, step,
+                    flags, chunk, nchunks, plen, total, ncontrib, tag,
+                    chunk_bytes) + payload
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def ip4(a):
+    return bytes(int(x) for x in a.split("."))
+
+
+def ip6(a):
+    import ipaddress
+    return ipaddress.IPv6Address(a).packed
+
+
+def frame(src, dst, sport, dport, payload):
+    """Ethernet + IPv4/IPv6 + UDP with correct lengths and checksums."""
+    udp_len = 8 + len(payload)
+    if ":" in src:
+        s, d = ip6(src), ip6(dst)
+        pseudo = s + d + struct.pack("!IxxxB", udp_len, 17)
+        udp = struct.pack("!HHHH", sport, dport, udp_len, 0) + payload
+        c = csum(pseudo + udp) or 0xFFFF
+        udp = udp[:6] + struct.pack("!H", c) + udp[8:]
+        ip = struct.pack("!IHBB", 6 << 28, udp_len, 17, 64) + s + d
+        dmac = (b"\x33\x33" + d[12:]) if d[0] == 0xFF else b"\x02\0\0\0\0\x02"
+        return dmac + b"\x02\0\0\0\0\x01" + b"\x86\xdd" + ip + udp
+    s, d = ip4(src), ip4(dst)
+    pseudo = s + d + struct.pack("!xBH", 17, udp_len)
+    udp = struct.pack("!HHHH", sport, dport, udp_len, 0) + payload
+    c = csum(pseudo + udp) or 0xFFFF
+    udp = udp[:6] + struct.pack("!H", c) + udp[8:]
+    ttl = 1 if 224 <= d[0] < 240 else 64
+    ip = struct.pack("!BBHHHBBH", 0x45, 0, 20 + udp_len, 1, 0x4000, ttl, 17, 0) + s + d
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    dmac = (b"\x01\x00\x5e" + bytes([d[1] & 0x7F]) + d[2:]) if 224 <= d[0] < 240 else b"\x02\0\0\0\0\x02"
+    return dmac + b"\x02\0\0\0\0\x01" + b"\x08\x00" + ip + udp
+
+
+def write_pcap(path, frames, snaplen=65535):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            cap = fr[:snaplen]
+            f.write(struct.pack("<IIII", 1700000000 + i, 0, len(cap), len(fr)))
+            f.write(cap)
+
+
+V4 = ("198.18.0.1", "198.18.0.2", "198.18.0.3", "239.1.1.1")
+V6 = ("2001:2::1", "2001:2::2", "2001:2::3", "ff3e::4747")
+
+
+def golden():
+    fr = []
+    data = bytes(i & 0xFF for i in range(256))
+    for (a, b, c, m) in (V4, V6):
+        # DATA: rank 0's first chunk of a 24-byte fp32 sum, to the group
+        fr.append(frame(a, m, 7000, 7100, hdr(DATA, data, src=0, seq=1, chunk=0,
+                        nchunks=2, total=400, ncontrib=1, chunk_bytes=256)))
+        # DATA under a schedule: a partial value covering 2 ranks, resent
+        fr.append(frame(b, c, 7000, 7000, hdr(DATA, data[:8], dtype=1, op=1, src=1,
+                        nranks=4, group=0x1122334455667788, seq=7, step=3,
+                        flags=RETRANSMIT | PARTIAL, chunk=5, nchunks=6,
+                        total=4104, ncontrib=2, tag=0xBEEF, chunk_bytes=1024)))
+        # NACK: rank 2 misses chunks 3..4 and 9..end of rank 0's contribution
+        fr.append(frame(c, a, 7000, 7000, hdr(NACK, struct.pack(">HHI", 0, 2, 0) +
+                        struct.pack(">II", 3, 2) + struct.pack(">II", 9, 0xFFFFFFFF),
+                        src=2, seq=1)))
+        # STATUS: the reporter holds ranks 0, 2 and 9 completely
+        bm = bytearray(32)
+        for r in (0, 2, 9):
+            bm[r // 8] |= 1 << (r % 8)
+        fr.append(frame(b, m, 7000, 7100, hdr(STATUS, bytes(bm), src=1, nranks=10, seq=2)))
+        # POLL: rank 0 sent all of seq 3
+        fr.append(frame(a, m, 7000, 7100, hdr(POLL, b"", dtype=3, op=3, seq=3,
+                        nchunks=2, total=400, chunk_bytes=256)))
+        # ABORT: EPROTO
+        fr.append(frame(c, m, 7000, 7100, hdr(ABORT, struct.pack(">II", 71, 0), src=2, seq=4)))
+    # Malformed and suspicious (decoded through the port preference 7100)
+    a, b, c, m = V4
+    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16])[:20]))  # 20 bytes: no header
+    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], plen=100, nchunks=1, total=16,
+                    ncontrib=1, chunk_bytes=256)))  # payload_len beyond the datagram
+    fr.append(frame(a, m, 7000, 7100, hdr(NACK, struct.pack(">HHI", 1, 3, 0) +
+                    struct.pack(">II", 0, 1))))  # nranges 3, one range present
+    fr.append(frame(a, m, 7000, 7100, hdr(9, b"")))  # unknown type
+    fr.append(frame(a, m, 7000, 7100, hdr(STATUS, bytes(31))))  # 31-byte bitmap
+    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], version=2)))  # unknown version
+    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], chunk=4, nchunks=2, total=400,
+                    ncontrib=1, chunk_bytes=256, flags=0x80)))  # chunk >= nchunks, bad flag
+    fr.append(frame(a, m, 7000, 7100, hdr(ABORT, bytes(9))))  # 9-byte ABORT
+    fr.append(frame(a, m, 7000, 7100, hdr(NACK, struct.pack(">HHI", 0, 1, 0) +
+                    struct.pack(">II", 0, 1)) + b"xyz"))  # bytes beyond payload_len
+    fr.append(frame(a, m, 7000, 7100, bytes(range(200, 256)) * 2))  # garbage
+    # Not gsync: other UDP the heuristic must leave alone
+    fr.append(frame(a, b, 5353, 5353, bytes.fromhex("000084000000000100000000") + bytes(60)))
+    fr.append(frame(a, b, 40000, 40001, b"\x01\x01" + bytes(60)))  # starts like gsync
+    return fr
+
+
+def fuzz(n):
+    rnd = random.Random(1)
+    base = [f for f in golden()[:12]]
+    out = []
+    for i in range(n):
+        fr = bytearray(base[i % len(base)])
+        v6 = fr[12:14] == b"\x86\xdd"
+        off = 14 + (40 if v6 else 20) + 8
+        payload = bytearray(fr[off:])
+        kind = rnd.randrange(4)
+        if kind == 0:  # flip bytes
+            for _ in range(rnd.randrange(1, 6)):
+                payload[rnd.randrange(len(payload))] = rnd.randrange(256)
+        elif kind == 1:  # truncate
+            payload = payload[:rnd.randrange(len(payload))]
+        elif kind == 2:  # extend
+            payload += bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300)))
+        else:  # random counts in the header
+            for o in (6, 28, 32, 36, 40, 52, 58):
+                if o + 4 <= len(payload) and rnd.random() < 0.5:
+                    payload[o:o + 4] = struct.pack(">I", rnd.choice((0, 1, 0xFFFFFFFF, rnd.getrandbits(32))))
+        src, dst = (V6[0], V6[3]) if v6 else (V4[0], V4[3])
+        out.append(frame(src, dst, 7000, 7100, bytes(payload)))
+    return out
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1] not in ("golden", "fuzz", "snap"):
+        sys.exit(__doc__)
+    if sys.argv[1] == "golden":
+        write_pcap(sys.argv[2], golden())
+    elif sys.argv[1] == "snap":  # golden packets cut at 90 bytes of frame
+        write_pcap(sys.argv[2], golden(), snaplen=90)
+    else:
+        write_pcap(sys.argv[2], fuzz(int(sys.argv[3]) if len(sys.argv) > 3 else 3000))
