@@ -216,10 +216,11 @@ def stale_rank0(addr, peer):
     print("submitted", flush=True)
     seq, status, data = g.collect(s, 64)
     check("operation 1 completed with the fake rank 1", (seq, status) == (1, 0))
+    # Blocks until the fake's STATUS lets operation 1 go (SO_SNDTIMEO: a
+    # bound for a broken kernel, not a wait).
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 30, 0))
     try:
-        s.sendmsg([bytes(64)], [(g.SOL_GSYNC, g.GSYNC_CMSG_OP,
-                                 struct.pack(g.OPDESC_FMT, 2, g.FP32, g.SUM, 0, 0))],
-                  socket.MSG_DONTWAIT)
+        g.submit(s, 2, bytes(64), g.FP32, g.SUM)
         released = True
     except OSError:
         released = False
