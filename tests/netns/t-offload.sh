@@ -118,6 +118,11 @@ if wait_for 300 freeze_holding k b; then
 else
 	caught=0
 	echo "ok - agent holds fetched jobs mid-run # SKIP never caught holding one (known issue)"
+	snap k
+	for n in jobs_submitted jobs_offloaded jobs_cpu fallback_timeout fallback_agent_error fallback_agent_gone jobs_held jobs_active; do
+		echo "# since snap b: $n +$(delta b $n)"
+	done
+	tail -n 20 "$tmp/agent2.log" | gs_diag
 fi
 kill -KILL "$AGENT_PID"
 wait "$AGENT_PID" 2>/dev/null

@@ -81,9 +81,11 @@ for s in one opt grid-u; do
 		continue
 	fi
 	# Timing is a benchmark's job, not a test's (make bench); a ratio out of
-	# range is reported, and the measured number must exist. KNOWN
-	# REGRESSION (issue #9 notes): since the hardening changes, opt and
-	# grid-u run 6-9x the model here (1.9-3.4x before).
+	# range is reported, and the measured number must exist. Under TCG the
+	# ratio swings from run to run (opt 2.0-2.9 s, grid-u 4.4-6.5 s for a
+	# 615 ms and a 759 ms model, the same before and after the hardening
+	# changes when measured in one session); issue #10 is the work that
+	# brings it down.
 	if awk -v r="$ratio" -v hi="$hi" 'BEGIN { exit !(r != "nan" && r >= 0.5 && r <= hi) }'; then
 		echo "ok - schedule $s: time within 0.5x..${hi}x of the model (${meas:-?} ms vs ${pred:-?} ms)"
 	else
