@@ -143,7 +143,13 @@ static void gsync_rx_data(struct gsync_group *g, struct gsync_op *op,
 		if (!gsync_rx_stream_init(g, op, s, c, h))
 			return gsync_drop(g, GSYNC_DROP_FIELD);
 	} else if (be32_to_cpu(h->chunk_bytes) != c->chunk_bytes) {
-		return gsync_drop(g, GSYNC_DROP_FIELD);
+		/*
+		 * A sender keeps its chunking for an operation: another one
+		 * is a forged or broken packet, and whichever came first,
+		 * the stream cannot complete. Fail now, not at the timeout.
+		 */
+		gsync_drop(g, GSYNC_DROP_FIELD);
+		return gsync_rx_mismatch(g, op);
 	}
 	if (!gsync_chunk_span(op->len, op->block, c->chunk_bytes, chunk,
 			      &off, &len) || len != plen)
@@ -317,9 +323,11 @@ static void gsync_rx_poll(struct gsync_group *g, struct gsync_op *op,
 		return gsync_send_status(g, op, s, r);
 	if (!gsync_rx_same_op(op, h))
 		return gsync_rx_mismatch(g, op);
-	if (!c->nchunks && !gsync_rx_stream_init(g, op, s, c, h))
-		return gsync_drop(g, GSYNC_DROP_FIELD);
-	/* Everything was sent: what we lack now, up to the end, is lost. */
+	/*
+	 * Everything was sent: what we lack now, up to the end, is lost. Only
+	 * DATA sets a stream's chunking (a POLL is not needed for it, and a
+	 * forged one must not pin it): with no DATA yet, ask for it all.
+	 */
 	c->sender_done = true;
 	c->highest = c->nchunks;
 	gsync_send_nack(g, op, s, c);
@@ -393,6 +401,26 @@ static void gsync_rx_stale_poll(struct gsync_group *g,
 }
 
 /*
+ * A NACK for an operation we released: every receiver had acknowledged
+ * it (or it outlived op_timeout_ms), so the data is gone. A receiver that
+ * still lacks some (its STATUS was forged, or it is that late) would wait
+ * for repairs that never come: tell it the operation failed. Under the
+ * lock.
+ */
+static void gsync_rx_stale_nack(struct gsync_group *g,
+				const struct gsync_wire_hdr *nack, unsigned int r)
+{
+	struct gsync_wire_abort a = { .error = cpu_to_be32(ECONNABORTED) };
+	struct gsync_wire_hdr h;
+
+	gsync_wire_fill(g, &h, GSYNC_PKT_ABORT, be64_to_cpu(nack->seq),
+			nack->dtype, nack->op);
+	h.round = nack->round;
+	h.sched_tag = nack->sched_tag;
+	gsync_ctrl_queue_hdr(g, r, &h, &a, sizeof(a));
+}
+
+/*
  * Bytes of early packets the socket keeps: net.gsync.stash_max, or less if
  * the user set SO_RCVBUF. Under the lock, with g->gs set.
  */
@@ -451,6 +479,8 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 		gsync_drop(g, GSYNC_DROP_STALE);
 		if (h.type == GSYNC_PKT_POLL && gsync_rx_ctl_allowed(g, r))
 			gsync_rx_stale_poll(g, &h, r);
+		else if (h.type == GSYNC_PKT_NACK && gsync_rx_ctl_allowed(g, r))
+			gsync_rx_stale_nack(g, &h, r);
 		return false;
 	}
 	if (seq - g->base_seq >= g->cfg.window) {

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Well-formed packets from an attacker that spoofs a member's address
+(t-spoof.sh). Two roles:
+
+    spoof.py rank RANK GROUP MEMBERS
+        a rank of a 2-rank unicast group, driven by commands on stdin, one
+        answer line each on stdout:
+          submit SEQ N        submit an fp32 sum of N elements -> "submitted SEQ"
+          collect SEQ N [F]   collect -> "result SEQ STATUS match|differs";
+                              the reference is the two ranks' inputs, or with
+                              F this rank's input and a peer whose N values
+                              are all the float F (what a forger sent)
+          wait NAME VALUE     until counter NAME (GSYNC_STATS) is VALUE ->
+                              "reached NAME VALUE" (or "stuck NAME AT")
+          get NAME            -> "NAME VALUE"
+          chunk               -> "chunk_bytes B" (GSYNC_INFO)
+    spoof.py forge KIND SRC DST GROUP SEQ N CB [COUNT]
+        send COUNT (default 1) packets of KIND (data, poll, nack, status,
+        abort) about operation SEQ (fp32 sum of N elements, chunks of CB
+        bytes) from SRC (ADDR:PORT, a member's endpoint: the IP source is
+        forged with a raw socket) to DST (ADDR:PORT); rank 1 forges to
+        rank 0, so NACK and STATUS name rank 0.
+
+Waits are on counters, bounded by a number of tries (a broken kernel
+fails a check, it does not hang the test).
+"""
+import os
+import socket
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gsync_py as g  # noqa: E402
+from fuzz_wire import header  # noqa: E402
+
+CHUNK_BYTES_OFF = 32   # struct gsync_info.chunk_bytes (uapi/linux/gsync.h)
+
+
+def buf(seq, rank, n):
+    return g.make_buffer(1, seq, rank, g.FP32, n, False)
+
+
+def rank_main(rank, group, members):
+    eps = [g.parse_endpoint(m) for m in members.split(",")]
+    s = g.open_socket()
+    g.join(s, group, rank, eps, None, op_timeout_ms=30000, window=16)
+    # A bound for a broken kernel (collect fails), not a wait.
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("ll", 90, 0))
+    print("joined", flush=True)
+    for line in sys.stdin:
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "submit":
+            seq, n = int(w[1]), int(w[2])
+            g.submit(s, seq, buf(seq, rank, n), g.FP32, g.SUM)
+            print(f"submitted {seq}", flush=True)
+        elif w[0] == "collect":
+            seq, n = int(w[1]), int(w[2])
+            try:
+                rseq, status, data = g.collect(s, 4 * n)
+            except OSError as e:
+                print(f"result none {e.errno} none", flush=True)
+                continue
+            if len(w) > 3:
+                peer = struct.pack("<%df" % n, *([float(w[3])] * n))
+            else:
+                peer = buf(seq, 1 - rank, n)
+            mine = buf(seq, rank, n)
+            want = g.reference([mine, peer] if rank == 0 else [peer, mine],
+                               g.FP32, g.SUM)
+            ok = rseq == seq and (status != 0 or data == want)
+            print(f"result {rseq} {status} {'match' if ok else 'differs'}",
+                  flush=True)
+        elif w[0] == "wait":
+            name, want = w[1], int(w[2])
+            for _ in range(3000):
+                got = g.stats(s)[name]
+                if got == want:
+                    break
+                time.sleep(0.01)
+            print(f"{'reached' if got == want else 'stuck'} {name} {got}",
+                  flush=True)
+        elif w[0] == "get":
+            print(f"{w[1]} {g.stats(s)[w[1]]}", flush=True)
+        elif w[0] == "chunk":
+            raw = s.getsockopt(g.SOL_GSYNC, g.GSYNC_INFO, 64)
+            cb = struct.unpack_from("=I", raw, CHUNK_BYTES_OFF)[0]
+            print(f"chunk_bytes {cb}", flush=True)
+        else:
+            print(f"unknown {w[0]}", flush=True)
+    s.close()
+
+
+def ip_udp(src, dst, payload):
+    """An IPv4 header and a UDP header (checksum 0: none) for payload."""
+    (sa, sp), (da, dp) = src, dst
+    udp = struct.pack("!HHHH", sp, dp, 8 + len(payload), 0) + payload
+    iph = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64,
+                      socket.IPPROTO_UDP, 0, socket.inet_aton(sa),
+                      socket.inet_aton(da))
+    csum = 0
+    for i in range(0, 20, 2):
+        csum += (iph[i] << 8) | iph[i + 1]
+    while csum >> 16:
+        csum = (csum & 0xFFFF) + (csum >> 16)
+    iph = iph[:10] + struct.pack("!H", ~csum & 0xFFFF) + iph[12:]
+    return iph + udp
+
+
+def forge_main(kind, src, dst, group, seq, n, cb, count):
+    total = 4 * n
+    nchunks = (total + cb - 1) // cb
+    common = dict(seq=seq, total=total, nchunks=nchunks, cb=cb)
+    if kind == "data":
+        # Chunk 0, every element the float 1.0.
+        plen = min(cb, total)
+        pkt = header(None, group, 2, 1, type=1, plen=plen, **common) + \
+            struct.pack("<%df" % (plen // 4), *([1.0] * (plen // 4)))
+    elif kind == "poll":
+        pkt = header(None, group, 2, 1, type=4, plen=0, **common)
+    elif kind == "nack":
+        # Everything rank 0 sent us, from chunk 0 to the end.
+        pl = struct.pack("!HHI", 0, 1, 0) + struct.pack("!II", 0, 0xFFFFFFFF)
+        pkt = header(None, group, 2, 1, type=2, plen=len(pl), **common) + pl
+    elif kind == "status":
+        pl = bytes([1]) + bytes(31)        # "rank 1 holds rank 0's value"
+        pkt = header(None, group, 2, 1, type=3, plen=len(pl), **common) + pl
+    elif kind == "abort":
+        pl = struct.pack("!II", 104, 0)     # ECONNRESET
+        pkt = header(None, group, 2, 1, type=5, plen=len(pl), **common) + pl
+    else:
+        sys.exit(f"unknown kind {kind}")
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    frame = ip_udp(g.parse_endpoint(src), g.parse_endpoint(dst), pkt)
+    for _ in range(count):
+        raw.sendto(frame, (g.parse_endpoint(dst)[0], 0))
+    raw.close()
+    print(f"forged {count} {kind}")
+
+
+def main(argv):
+    if len(argv) >= 5 and argv[1] == "rank":
+        rank_main(int(argv[2]), int(argv[3]), argv[4])
+    elif len(argv) >= 9 and argv[1] == "forge":
+        forge_main(argv[2], argv[3], argv[4], int(argv[5]), int(argv[6]),
+                   int(argv[7]), int(argv[8]),
+                   int(argv[9]) if len(argv) > 9 else 1)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
