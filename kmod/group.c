@@ -30,7 +30,7 @@
 #include "send.h"
 #include "linger.h"
 #include "mem.h"
-#include "offload.h"
+#include "reduce.h"
 
 #define GSYNC_DEF_WINDOW	4
 #define GSYNC_DEF_MAX_OP	(64U << 20)
@@ -185,7 +185,7 @@ void gsync_group_wake_writer(struct gsync_group *g)
 
 static void gsync_group_free(struct gsync_group *g)
 {
-	gsync_offload_engine_destroy(g->engine);	/* offload: engine */
+	gsync_reduce_engine_destroy(g->engine);	/* reduce.c: engine */
 	gsync_sched_put(g->sched);
 	gsync_sched_put(g->sched_next);
 	kfree(g->txbuf);
@@ -281,8 +281,8 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	INIT_LIST_HEAD(&g->ctrl_q);
 	g->rate = j.pacing_rate;
 	g->refill = ktime_get();
-	/* offload: the socket's GSYNC_ENGINE choice (kmod/offload.c) */
-	g->engine = gsync_offload_engine_create(gs->engine);
+	/* the socket's GSYNC_ENGINE choice (engine selection: reduce.c) */
+	g->engine = gsync_reduce_engine_create(gs->engine);
 	g->sched = gsync_sched_default(j.nranks, g->unicast);
 	err = -ENOMEM;
 	if (!g->engine || !g->sched)
@@ -334,8 +334,8 @@ void gsync_group_destroy(struct gsync_group *g, bool from_work)
 	gsync_udp_close(g);	/* waits for receivers in flight (RCU) */
 	cancel_delayed_work_sync(&g->tx_work);
 	cancel_work_sync(&g->reduce_work);
-	/* offload: finish the engine's jobs before their ops are freed */
-	gsync_offload_engine_quiesce(g->engine);
+	/* finish the engine's jobs before their ops are freed */
+	gsync_reduce_engine_quiesce(g->engine);
 
 	/* Nothing else can reach the group now. */
 	for (i = 0; i < g->cfg.window; i++) {

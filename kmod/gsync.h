@@ -68,7 +68,7 @@ struct gsync_sock {
 	u64 id;				/* unique within the netns */
 	/* set once by GSYNC_JOIN under lock_sock; freed at release */
 	struct gsync_group *group;
-	/* GSYNC_ENGINE (enum gsync_engine), under lock_sock; see offload.c */
+	/* GSYNC_ENGINE (enum gsync_engine), under lock_sock; see reduce.c */
 	u32 engine;
 };
 

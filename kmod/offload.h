@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The offload reduction engine (offload.c) and the /dev/gsync-offload
- * device it hands jobs to (offload_dev.c). See docs/offload.md.
+ * The offload reduction engine and the /dev/gsync-offload device it hands
+ * jobs to. See docs/offload.md. The engine is split by concern:
+ *  - offload_engine.c: a group's client, offload_timeout_ms;
+ *  - offload_sched.c: jobs, pieces, dispatch, fallback, deadlines;
+ *  - offload_agent.c: the agent's commands, /proc/driver/gsync_offload;
+ *  - offload_dev.c: the misc device and io_uring glue.
+ * offload_internal.h has what the first three share.
  *
- * Every group gets its own engine object (a "client") from
- * gsync_offload_engine_create(); it carries the socket's GSYNC_ENGINE
- * choice and counts the client's jobs in flight so that the group can wait
- * for them before it frees its operations (gsync_offload_engine_quiesce()).
+ * Engine selection is reduce.c's: a group's engine, from
+ * gsync_reduce_engine_create(), computes CPU-mode jobs itself and hands
+ * jobs for the agent to its offload client, which counts them in flight
+ * so that the group can wait for them before it frees its operations
+ * (gsync_offload_client_quiesce()).
  *
- * Locking: one mutex (gsync_offload_lock, in offload.c) protects the
+ * Locking: one mutex (gsync_offload_lock, in offload_sched.c) protects the
  * registered agent, its slots, the job lists and every copy into or out of
  * the shared region; everything runs in process context. Lock order:
  * io_uring's ctx->uring_lock, then gsync_offload_lock, then
@@ -28,17 +34,44 @@
 
 #include "reduce.h"
 
-/* Called from group.c and socket.c. */
-struct gsync_reduce_engine *gsync_offload_engine_create(u32 mode);
-int gsync_offload_engine_set_mode(struct gsync_reduce_engine *eng, u32 mode);
-void gsync_offload_engine_quiesce(struct gsync_reduce_engine *eng);
-void gsync_offload_engine_destroy(struct gsync_reduce_engine *eng);
+/* Called from reduce.c (offload_engine.c). */
+struct gsync_offload_client;
+struct gsync_offload_client *gsync_offload_client_create(void);
+int gsync_offload_client_submit(struct gsync_offload_client *cl,
+				struct gsync_reduce_job *job);
+void gsync_offload_client_quiesce(struct gsync_offload_client *cl);
+void gsync_offload_client_destroy(struct gsync_offload_client *cl);
+
+/*
+ * The names the KUnit suite knows a group's engine by, from when the
+ * offload engine did the selection: the engine is reduce.c's now.
+ */
+static inline struct gsync_reduce_engine *gsync_offload_engine_create(u32 mode)
+{
+	return gsync_reduce_engine_create(mode);
+}
+
+static inline int gsync_offload_engine_set_mode(struct gsync_reduce_engine *eng,
+						u32 mode)
+{
+	return gsync_reduce_engine_set_mode(eng, mode);
+}
+
+static inline void gsync_offload_engine_quiesce(struct gsync_reduce_engine *eng)
+{
+	gsync_reduce_engine_quiesce(eng);
+}
+
+static inline void gsync_offload_engine_destroy(struct gsync_reduce_engine *eng)
+{
+	gsync_reduce_engine_destroy(eng);
+}
 
 /* Called from main.c. */
 int gsync_offload_init(void);
 void gsync_offload_exit(void);
 
-/* ---- between offload.c (engine core) and offload_dev.c (device) ---- */
+/* ---- between the engine (offload_*.c) and offload_dev.c (device) ---- */
 
 enum gsync_offload_slot_state {
 	GSYNC_SLOT_AGENT,	/* the agent has it, no FETCH parked */
@@ -98,6 +131,8 @@ enum gsync_offload_counter {
 };
 
 u64 gsync_offload_counter(enum gsync_offload_counter c);
+/* Count for reduce.c, which selects the CPU for jobs_cpu and jobs_no_agent. */
+void gsync_offload_counter_add(enum gsync_offload_counter c, u64 v);
 unsigned int gsync_offload_jobs_held(void);
 
 int gsync_offload_check_register(const struct gsync_offload_register *r);

@@ -2,12 +2,13 @@
 /*
  * The reduction-engine interface: k input buffers -> one output buffer.
  *
- * The transport hands every reduction to an engine through this interface
- * so that the CPU backend (reduce_cpu.c) and the offload backend (which
- * hands jobs to the FPGA agent) are interchangeable. The arithmetic of every
- * engine is the one in docs/reduction-semantics.md, bit for bit: inputs are
- * folded strictly left to right in the order of in[] (the canonical rank
- * order), so every rank computes identical bits whatever the arrival order.
+ * The transport hands every reduction to its group's engine through this
+ * interface; that engine (reduce.c) selects the CPU backend (reduce_cpu.c)
+ * or the offload backend (offload_*.c, which hands jobs to the FPGA agent)
+ * for each job. The arithmetic of every engine is the one in
+ * docs/reduction-semantics.md, bit for bit: inputs are folded strictly
+ * left to right in the order of in[] (the canonical rank order), so every
+ * rank computes identical bits whatever the arrival order.
  *
  * Context and locking: submit() is called in process context, without
  * spinlocks held, and may sleep. An engine calls job->done exactly once per
@@ -64,5 +65,22 @@ int gsync_reduce_cpu(const struct gsync_reduce_job *job);
 
 /* The CPU backend as an engine (calls done before submit returns). */
 extern struct gsync_reduce_engine gsync_reduce_cpu_engine;
+
+/*
+ * A group's engine: selects, per job, the CPU engine or the offload
+ * engine (offload.h) by mode (enum gsync_engine, the socket's
+ * GSYNC_ENGINE; GSYNC_ENGINE_DEFAULT follows the engine module parameter
+ * as it is when the job is submitted). create() returns NULL without
+ * memory; an unknown mode is taken as GSYNC_ENGINE_DEFAULT. set_mode()
+ * applies to jobs submitted after it returns and fails only with -EINVAL
+ * for an unknown mode. quiesce(): the group submits no more; finishes its
+ * jobs still with an engine (-ECANCELED) and waits for those being
+ * finished. destroy() quiesces and frees. All run in process context and
+ * may sleep; quiesce() and destroy() accept NULL.
+ */
+struct gsync_reduce_engine *gsync_reduce_engine_create(u32 mode);
+int gsync_reduce_engine_set_mode(struct gsync_reduce_engine *eng, u32 mode);
+void gsync_reduce_engine_quiesce(struct gsync_reduce_engine *eng);
+void gsync_reduce_engine_destroy(struct gsync_reduce_engine *eng);
 
 #endif /* GSYNC_REDUCE_H */

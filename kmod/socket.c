@@ -27,7 +27,7 @@
 #include "sched_opt.h"
 #include "receive.h"
 #include "mem.h"
-#include "offload.h"
+#include "reduce.h"
 
 static struct proto gsync_proto = {
 	.name = "GSYNC",
@@ -104,7 +104,7 @@ static int gsync_setsockopt(struct socket *sock, int level, int optname,
 	case GSYNC_SCHEDULE_PUSH:
 		err = gsync_sched_push(gs, optval, optlen);
 		break;
-	case GSYNC_ENGINE:	/* offload: engine selection (offload.c) */
+	case GSYNC_ENGINE:	/* engine selection (reduce.c) */
 		err = -EINVAL;
 		if (optlen != sizeof(u32))
 			break;
@@ -115,7 +115,7 @@ static int gsync_setsockopt(struct socket *sock, int level, int optname,
 		if (engine >= GSYNC_ENGINE_MAX)
 			break;
 		gs->engine = engine;
-		err = g ? gsync_offload_engine_set_mode(g->engine, engine) : 0;
+		err = g ? gsync_reduce_engine_set_mode(g->engine, engine) : 0;
 		break;
 	default:
 		err = -ENOPROTOOPT;
@@ -194,7 +194,7 @@ static int gsync_getsockopt(struct socket *sock, int level, int optname,
 		if (g)
 			v.rate = READ_ONCE(g->rate);
 		break;
-	case GSYNC_ENGINE:	/* offload: engine selection (offload.c) */
+	case GSYNC_ENGINE:	/* engine selection (reduce.c) */
 		size = sizeof(v.engine);
 		v.engine = gs->engine;
 		break;
