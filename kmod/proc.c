@@ -58,7 +58,8 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 	struct gsync_group *g;
 	struct gsync_sock *gs;
 	u64 group = 0, next_seq = 0, inflight = 0;
-	u16 rank = 0, nranks = 0, tag = 0, rounds = 0;
+	u16 rank = 0, nranks = 0, rounds = 0;
+	u64 tag = 0;
 	int i;
 
 	if (v == &gn->socks) {
@@ -90,7 +91,7 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 		   st.tx_bytes, st.tx_packets, st.rx_bytes, st.rx_packets,
 		   st.nacks_sent, st.nacks_received, st.retransmits,
 		   st.mcast_retransmits, st.timeouts, st.mismatches);
-	seq_printf(seq, " 0x%04x %u %llu %llu", tag, rounds, st.sched_ops,
+	seq_printf(seq, " 0x%016llx %u %llu %llu", tag, rounds, st.sched_ops,
 		   st.reduce_jobs);
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, " %llu", st.drops[i]);

@@ -68,7 +68,7 @@ static bool gsync_rx_same_op(const struct gsync_op *op,
 {
 	return h->dtype == op->dtype && h->op == op->redop &&
 	       be64_to_cpu(h->total_len) == op->len &&
-	       be16_to_cpu(h->sched_tag) == op->sched->tag;
+	       be64_to_cpu(h->sched_tag) == op->sched->tag;
 }
 
 /*
@@ -509,7 +509,7 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 
 	/* Steps of another schedule mean nothing here. */
 	if ((h.type == GSYNC_PKT_NACK || h.type == GSYNC_PKT_STATUS) &&
-	    be16_to_cpu(h.sched_tag) != op->sched->tag) {
+	    be64_to_cpu(h.sched_tag) != op->sched->tag) {
 		gsync_drop(g, GSYNC_DROP_FIELD);
 		return false;
 	}

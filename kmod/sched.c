@@ -289,7 +289,12 @@ out:
 	return err;
 }
 
-static u16 gsync_sched_tag(const void *blob, u32 len)
+/*
+ * A schedule's tag: 64-bit FNV-1a of its blob, never 0 (no schedule).
+ * Ranks that loaded different blobs disagree on it (EPROTO); two blobs
+ * share a tag with probability 2^-64.
+ */
+static u64 gsync_sched_tag(const void *blob, u32 len)
 {
 	const u8 *p = blob;
 	u64 h = 0xcbf29ce484222325ULL;
@@ -297,9 +302,7 @@ static u16 gsync_sched_tag(const void *blob, u32 len)
 
 	for (i = 0; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
-	h ^= h >> 32;
-	h ^= h >> 16;
-	return (u16)h ? (u16)h : 1;
+	return h ? h : 1;
 }
 
 /*

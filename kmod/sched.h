@@ -38,7 +38,7 @@ struct gsync_sched {
 	u16 nranks;
 	u16 nrounds;
 	u16 ncontrib;		/* contributing ranks (the AVG divisor) */
-	u16 tag;		/* on the wire; 0 = the default schedule */
+	u64 tag;		/* on the wire; 0 = the default schedule */
 	u32 block_bytes;	/* 0: the whole buffer is one block */
 	u64 start_seq;
 	struct gsync_sclique *cliques;

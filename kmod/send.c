@@ -54,7 +54,7 @@ static void gsync_wire_contrib(struct gsync_group *g, struct gsync_wire_hdr *h,
 	h->nchunks = cpu_to_be32(op->nchunks);
 	h->total_len = cpu_to_be64(op->len);
 	h->chunk_bytes = cpu_to_be32(g->chunk_bytes);
-	h->sched_tag = cpu_to_be16(op->sched->tag);
+	h->sched_tag = cpu_to_be64(op->sched->tag);
 }
 
 /*
@@ -69,7 +69,7 @@ int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
 
 	gsync_wire_fill(g, &h, type, op->seq, op->dtype, op->redop);
 	h.round = cpu_to_be16(s);
-	h.sched_tag = cpu_to_be16(op->sched->tag);
+	h.sched_tag = cpu_to_be64(op->sched->tag);
 	if (type == GSYNC_PKT_POLL)
 		gsync_wire_contrib(g, &h, op);
 	return gsync_ctrl_queue_hdr(g, dest, &h, payload, payload_len);

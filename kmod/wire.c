@@ -75,7 +75,8 @@ int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,
 		return GSYNC_DROP_FIELD;
 	if (h->dtype >= GSYNC_DTYPE_MAX || h->op >= GSYNC_REDOP_MAX)
 		return GSYNC_DROP_FIELD;
-	if (be16_to_cpu(h->flags) & ~(GSYNC_WF_RETRANSMIT | GSYNC_WF_PARTIAL))
+	if (be16_to_cpu(h->flags) & ~(GSYNC_WF_RETRANSMIT | GSYNC_WF_PARTIAL) ||
+	    h->reserved)
 		return GSYNC_DROP_FIELD;
 	/* Steps exist only under a schedule (see gsync_wire.h). */
 	if (h->sched_tag ? be16_to_cpu(h->round) >= GSYNC_MAX_STEPS : !!h->round)

@@ -48,7 +48,8 @@ int main(void)
 	F(gsync_wire_hdr, op); F(gsync_wire_hdr, src_rank); F(gsync_wire_hdr, nranks); F(gsync_wire_hdr, group_id);
 	F(gsync_wire_hdr, seq); F(gsync_wire_hdr, round); F(gsync_wire_hdr, flags); F(gsync_wire_hdr, chunk);
 	F(gsync_wire_hdr, nchunks); F(gsync_wire_hdr, payload_len); F(gsync_wire_hdr, total_len);
-	F(gsync_wire_hdr, ncontrib); F(gsync_wire_hdr, sched_tag); F(gsync_wire_hdr, chunk_bytes);
+	F(gsync_wire_hdr, ncontrib); F(gsync_wire_hdr, reserved); F(gsync_wire_hdr, chunk_bytes);
+	F(gsync_wire_hdr, sched_tag);
 	S(gsync_wire_nack); F(gsync_wire_nack, target_rank); F(gsync_wire_nack, nranges); F(gsync_wire_nack, reserved);
 	S(gsync_wire_range); F(gsync_wire_range, first); F(gsync_wire_range, count);
 	S(gsync_wire_status); F(gsync_wire_status, complete);

@@ -67,7 +67,7 @@ static void gsync_wire_good(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, check(&h, len), GSYNC_DROP_MAX);
 	/* Under a schedule: a later step, a partial sum, more chunks. */
-	h.sched_tag = cpu_to_be16(7);
+	h.sched_tag = cpu_to_be64(7);
 	h.round = cpu_to_be16(3);
 	h.ncontrib = cpu_to_be16(2);
 	h.flags = cpu_to_be16(GSYNC_WF_PARTIAL);
@@ -118,6 +118,7 @@ static void gsync_wire_bad_fields(struct kunit *test)
 	EXPECT_BROKEN(h.dtype = GSYNC_DTYPE_MAX, GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.op = GSYNC_REDOP_MAX, GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.flags = cpu_to_be16(0x8000), GSYNC_DROP_FIELD);
+	EXPECT_BROKEN(h.reserved = cpu_to_be16(1), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.flags = cpu_to_be16(GSYNC_WF_PARTIAL), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.round = cpu_to_be16(1), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.ncontrib = 0, GSYNC_DROP_FIELD);
@@ -126,16 +127,16 @@ static void gsync_wire_bad_fields(struct kunit *test)
 	EXPECT_BROKEN((h.ncontrib = cpu_to_be16(2),
 		       h.flags = cpu_to_be16(GSYNC_WF_PARTIAL)), GSYNC_DROP_FIELD);
 	/* Under a schedule: steps bounded, PARTIAL iff ncontrib != 1. */
-	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be64(7),
 		       h.round = cpu_to_be16(GSYNC_MAX_STEPS)), GSYNC_DROP_FIELD);
-	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be64(7),
 		       h.ncontrib = cpu_to_be16(2)), GSYNC_DROP_FIELD);
-	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be64(7),
 		       h.ncontrib = cpu_to_be16(NRANKS + 1),
 		       h.flags = cpu_to_be16(GSYNC_WF_PARTIAL)), GSYNC_DROP_FIELD);
-	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be64(7),
 		       h.nchunks = cpu_to_be32(9)), GSYNC_DROP_FIELD);
-	EXPECT_BROKEN((h.sched_tag = cpu_to_be16(7),
+	EXPECT_BROKEN((h.sched_tag = cpu_to_be64(7),
 		       h.payload_len = 0), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.chunk = cpu_to_be32(10), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.chunk = cpu_to_be32(0xffffffff), GSYNC_DROP_FIELD);

@@ -22,28 +22,29 @@ import socket
 import struct
 import sys
 
-HDR = "!BBBBHHQQHHIIIQHHI"   # uapi/linux/gsync_wire.h, 56 bytes
-assert struct.calcsize(HDR) == 56
+HDR = "!BBBBHHQQHHIIIQHHIQ"   # uapi/linux/gsync_wire.h, 64 bytes
+assert struct.calcsize(HDR) == 64
 
 
 def header(rnd, group_id, nranks_, src_rank, **over):
-    f = dict(version=1, type=1, dtype=0, op=0, src=src_rank, nranks=nranks_,
+    f = dict(version=2, type=1, dtype=0, op=0, src=src_rank, nranks=nranks_,
              group=group_id, seq=1, round=0, flags=0, chunk=0, nchunks=1,
-             plen=0, total=4, ncontrib=1, agg=0, cb=1024)
+             plen=0, total=4, ncontrib=1, reserved=0, cb=1024, tag=0)
     f.update(over)
     return struct.pack(HDR, f["version"], f["type"], f["dtype"], f["op"],
                        f["src"], f["nranks"], f["group"], f["seq"], f["round"],
                        f["flags"], f["chunk"], f["nchunks"], f["plen"],
-                       f["total"], f["ncontrib"], f["agg"], f["cb"])
+                       f["total"], f["ncontrib"], f["reserved"], f["cb"],
+                       f["tag"])
 
 
 def cases(rnd, group, nranks, src, lies):
     big = 1 << 40
     yield b""
     yield bytes(1)
-    yield bytes(55)
+    yield bytes(63)
     yield header(rnd, group, nranks, src)[:40]
-    yield header(rnd, group, nranks, src, version=2, plen=4, total=4) + bytes(4)
+    yield header(rnd, group, nranks, src, version=1, plen=4, total=4) + bytes(4)
     yield header(rnd, group, nranks, src, type=0)
     yield header(rnd, group, nranks, src, type=99)
     yield header(rnd, group, nranks, src, group=group + 1, plen=4) + bytes(4)
@@ -63,6 +64,7 @@ def cases(rnd, group, nranks, src, lies):
     yield header(rnd, group, nranks, src, total=6, plen=6) + bytes(6)  # not /4
     yield header(rnd, group, nranks, src, round=3, plen=4) + bytes(4)
     yield header(rnd, group, nranks, src, flags=0x8000, plen=4) + bytes(4)
+    yield header(rnd, group, nranks, src, reserved=1, plen=4) + bytes(4)
     yield header(rnd, group, nranks, src, ncontrib=0, plen=4) + bytes(4)
     yield header(rnd, group, nranks, src, seq=0, plen=4) + bytes(4)
     yield header(rnd, group, nranks, src, seq=(1 << 64) - 1, plen=4) + bytes(4)

@@ -254,7 +254,7 @@ def stale_fake(addr, peer):
             pkt = u.recv(2048)
             if pkt[1] == 3 and struct.unpack_from("!Q", pkt, 16)[0] == 1:
                 break
-        ok = pkt[56] & 1 and pkt[56] & 2
+        ok = pkt[64] & 1 and pkt[64] & 2
     except socket.timeout:
         ok = False
     check("a POLL for a released operation is answered with a full STATUS", ok)

@@ -41,7 +41,7 @@
 
 #include <linux/types.h>
 
-#define GSYNC_WIRE_VERSION	1
+#define GSYNC_WIRE_VERSION	2	/* 2: 64-bit schedule tag, 64-byte header */
 
 enum gsync_pkt_type {
 	GSYNC_PKT_DATA = 1,
@@ -71,11 +71,12 @@ struct gsync_wire_hdr {
 	__be32 payload_len;	/* bytes following this header */
 	__be64 total_len;	/* DATA, POLL: contribution length in bytes */
 	__be16 ncontrib;	/* DATA: contributing ranks the value covers */
-	__be16 sched_tag;	/* tag of the operation's schedule, 0 = none */
+	__be16 reserved;	/* 0 */
 	__be32 chunk_bytes;	/* DATA, POLL: the sender's chunk size */
+	__be64 sched_tag;	/* tag of the operation's schedule, 0 = none */
 };
 
-#define GSYNC_WIRE_HDR_LEN	56
+#define GSYNC_WIRE_HDR_LEN	64
 
 /* One range of missing chunks: [first, first + count). */
 struct gsync_wire_range {
