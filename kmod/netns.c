@@ -65,13 +65,23 @@ static int __net_init gsync_net_init(struct net *net)
 	return err;
 }
 
+/*
+ * Closed groups still serving peers die with their namespace, and before
+ * its devices go: their kernel UDP sockets hold routes, and so references
+ * on the namespace's devices, which device teardown (an exit callback that
+ * runs before ours) would otherwise wait for until the groups time out.
+ */
+static void __net_exit gsync_net_pre_exit(struct net *net)
+{
+	gsync_linger_reap(gsync_net(net));
+}
+
 static void __net_exit gsync_net_exit(struct net *net)
 {
 	struct gsync_net *gn = gsync_net(net);
 
 	gsync_proc_exit_net(net);
-	/* Closed groups still serving peers die with their namespace. */
-	gsync_linger_reap(gn);
+	gsync_linger_reap(gn);	/* none left since pre_exit: no sockets */
 	WARN_ON_ONCE(!list_empty(&gn->socks));
 	gsync_mem_exit_net(gn);
 	mutex_destroy(&gn->lock);
@@ -79,6 +89,7 @@ static void __net_exit gsync_net_exit(struct net *net)
 
 static struct pernet_operations gsync_net_ops = {
 	.init = gsync_net_init,
+	.pre_exit = gsync_net_pre_exit,
 	.exit = gsync_net_exit,
 	.id = &gsync_net_id,
 	.size = sizeof(struct gsync_net),
