@@ -4,7 +4,8 @@
 # GSYNC_CACHE      where extracted kernel sources and kernel builds live
 #                  (default /var/cache/gsync; kept outside the repo so clean
 #                  clones and CI on the same machine reuse it)
-# VM_PROFILE       fast (default) or debug (KASAN, lockdep, kmemleak, UBSAN)
+# VM_PROFILE       fast (default), debug (KASAN, lockdep, kmemleak, UBSAN)
+#                  or kcsan (the data-race detector)
 # KERNEL_TARBALL   kernel source tarball (default: Debian's linux-source-6.12)
 
 GSYNC_CACHE=${GSYNC_CACHE:-/var/cache/gsync}
@@ -17,8 +18,8 @@ vm_die() { echo "tests/vm: $*" >&2; exit 1; }
 
 vm_check_profile() {
 	case "$VM_PROFILE" in
-	fast|debug) ;;
-	*) vm_die "unknown VM_PROFILE '$VM_PROFILE' (use fast or debug)" ;;
+	fast|debug|kcsan) ;;
+	*) vm_die "unknown VM_PROFILE '$VM_PROFILE' (use fast, debug or kcsan)" ;;
 	esac
 }
 
