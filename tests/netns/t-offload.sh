@@ -97,9 +97,14 @@ gs_ok "jobs larger than a slot were cut into pieces ($(delta a pieces_committed)
 gs_ok "no bad commands from the agent" test "$(delta a bad_commands)" -eq 0
 
 # ---- 2. agent killed mid-run -> CPU fallback ------------------------------
-# The agent holds every batch 100 ms (under the 200 ms deadline); it is
-# frozen while it holds some (freeze_holding), then killed.
+# The agent holds every batch 100 ms; it is frozen while it holds some
+# (freeze_holding), then killed. The deadline is raised for this part so
+# that jobs a frozen agent holds stay held while the snapshot is taken:
+# with the 200 ms default, TCG's slowness let the deadline take them back
+# first (jobs_offloaded +14, fallback_timeout +34 of 48 in one run) and
+# the freeze missed them.
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
+echo "$(gs_pick 3000 30000)" > "$params/offload_timeout_ms"
 gs_ok "agent restarts with --delay-ms 100" start_agent "$tmp/agent2.log" --delay-ms "$(gs_pick 100 1000)"
 snap b
 GS_RANK_ARGS=()
@@ -108,22 +113,7 @@ GS_RANK_ARGS=()
 	--dtypes fp32,bf16 --ops sum,avg --sizes 50000 --iters 4 \
 	--timeout-ms 20000 > "$tmp/g2.tap"; echo $? > "$tmp/g2.rc") &
 grp=$!
-# KNOWN ISSUE (issue #9 notes): since the hardening changes the freeze
-# below has not caught the agent holding jobs mid-run on the fast kernel;
-# until that is understood, the checks that depend on it are skipped
-# rather than failed when it is not caught. Results are still checked.
-caught=1
-if wait_for 300 freeze_holding k b; then
-	gs_pass "agent holds fetched jobs mid-run ($(sval k jobs_held) held, $(sval k jobs_active) active)"
-else
-	caught=0
-	echo "ok - agent holds fetched jobs mid-run # SKIP never caught holding one (known issue)"
-	snap k
-	for n in jobs_submitted jobs_offloaded jobs_cpu fallback_timeout fallback_agent_error fallback_agent_gone jobs_held jobs_active; do
-		echo "# since snap b: $n +$(delta b $n)"
-	done
-	tail -n 20 "$tmp/agent2.log" | gs_diag
-fi
+expect_holding k b mid-run
 kill -KILL "$AGENT_PID"
 wait "$AGENT_PID" 2>/dev/null
 wait $grp
@@ -133,22 +123,18 @@ gs_ok "the kernel noticed the agent's death (agent_lost +$(delta b agent_lost))"
 	wait_for 50 unregistered
 # A job held at snap k had no error committed for it (that takes it back)
 # and the frozen agent commits nothing more, so it ends as exactly one
-# fallback counted after snap k: fallback_timeout or fallback_agent_gone,
-# or fallback_agent_error should a commit the agent had queued in the
-# kernel still run as it dies. (jobs_cancelled would be no CPU
-# computation; the group's results are checked above.)
-if [ "$caught" = 1 ]; then
-	held=$(sval k jobs_held)
-	fbk=$(( $(delta k fallback_agent_gone) + $(delta k fallback_timeout) +
-		$(delta k fallback_agent_error) ))
-	gs_ok "jobs the dead agent held were computed by the CPU ($held held, $fbk fallbacks)" \
-		test "$fbk" -ge "$held" -a "$fbk" -ge 1
-	gs_ok "operations after the death used the CPU ($(delta b jobs_cpu) cpu jobs)" \
-		test "$(delta b jobs_cpu)" -ge 1
-else
-	echo "ok - jobs the dead agent held were computed by the CPU # SKIP agent not caught holding"
-	echo "ok - operations after the death used the CPU # SKIP agent not caught holding"
-fi
+# fallback counted after snap k: fallback_agent_gone, or fallback_timeout
+# or fallback_agent_error should its deadline pass or a commit the agent
+# had queued in the kernel still run as it dies. (jobs_cancelled would be
+# no CPU computation; the group's results are checked above.)
+held=$(sval k jobs_held)
+fbk=$(( $(delta k fallback_agent_gone) + $(delta k fallback_timeout) +
+	$(delta k fallback_agent_error) ))
+gs_ok "jobs the dead agent held were computed by the CPU ($held held, $fbk fallbacks)" \
+	test "$fbk" -ge "$held" -a "$fbk" -ge 1
+gs_ok "operations after the death used the CPU ($(delta b jobs_cpu) cpu jobs)" \
+	test "$(delta b jobs_cpu)" -ge 1
+echo "$base_to" > "$params/offload_timeout_ms"
 gs_ok "no job left behind (jobs_active $(ctr jobs_active))" test "$(ctr jobs_active)" -eq 0
 
 # ---- 3. restart -> offload resumes -----------------------------------------
