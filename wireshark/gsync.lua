@@ -12,10 +12,18 @@
 -- Finding the packets: gsync uses whatever UDP ports the group configures,
 -- so the dissector registers a heuristic on UDP (on by default: preference
 -- gsync.heuristic) that accepts a datagram whose header is self-consistent
--- (version 1, known type, dtype and op, 2..256 ranks, sender rank below the
--- group size, payload_len equal to the rest of the datagram). Preference
--- gsync.udp_port (0 = none) also decodes one UDP port unconditionally,
--- which is how malformed packets get shown.
+-- (version 2, known type, dtype and op, 2..256 ranks, sender rank below the
+-- group size, no reserved flag bits, reserved 0, payload_len equal to the
+-- rest of the datagram). Preference gsync.udp_port (0 = none) also decodes
+-- one UDP port unconditionally, which is how malformed packets get shown.
+--
+-- Wire version 1 (gsync before the 64-bit schedule tag: a 56-byte header
+-- with a 16-bit tag at offset 50) is refused by the kernel as drop_version
+-- (drop_short if shorter than 64 bytes). The heuristic still finds such
+-- packets, so that a peer running an old module shows up in a capture: their
+-- header is decoded with the version 1 layout (every field is where version
+-- 2 has it, except the tag, gsync.v1.sched_tag) and flagged with expert info
+-- gsync.version.old; their payload is not decoded.
 --
 --   tshark -X lua_script:gsync.lua -r capture.pcap
 --   tshark -X lua_script:gsync.lua -o gsync.udp_port:7100 -Y 'gsync.type == 2'
@@ -25,7 +33,9 @@
 
 local gsync = Proto("gsync", "gsync all-reduce transport")
 
-local HDR_LEN = 56
+local VERSION = 2
+local HDR_LEN = 64
+local V1_HDR_LEN = 56
 local MAX_RANKS = 256
 local MAX_RANGES = 128
 local RANGE_ALL = 0xffffffff
@@ -60,8 +70,11 @@ local f = {
 	payload_len = ProtoField.uint32("gsync.payload_len", "Payload length", base.DEC),
 	total_len = ProtoField.uint64("gsync.total_len", "Contribution length", base.DEC),
 	ncontrib = ProtoField.uint16("gsync.ncontrib", "Contributing ranks", base.DEC),
-	sched_tag = ProtoField.uint16("gsync.sched_tag", "Schedule tag", base.HEX),
+	reserved = ProtoField.uint16("gsync.reserved", "Reserved", base.HEX),
 	chunk_bytes = ProtoField.uint32("gsync.chunk_bytes", "Chunk size", base.DEC),
+	sched_tag = ProtoField.uint64("gsync.sched_tag", "Schedule tag", base.HEX),
+	v1_sched_tag = ProtoField.uint16("gsync.v1.sched_tag", "Schedule tag (wire version 1, 16 bits)", base.HEX),
+	v1_payload = ProtoField.bytes("gsync.v1.payload", "Payload (wire version 1, not decoded)"),
 	data = ProtoField.bytes("gsync.data", "Data"),
 	data_offset = ProtoField.uint64("gsync.data.offset", "Offset in contribution", base.DEC),
 	data_elements = ProtoField.uint32("gsync.data.elements", "Elements", base.DEC),
@@ -80,7 +93,8 @@ local f = {
 }
 local field_order = { "version", "type", "dtype", "op", "src_rank", "nranks", "group_id",
 	"seq", "round", "sched_round", "flags", "flag_retransmit", "flag_partial", "flag_reserved",
-	"chunk", "nchunks", "payload_len", "total_len", "ncontrib", "sched_tag", "chunk_bytes",
+	"chunk", "nchunks", "payload_len", "total_len", "ncontrib", "reserved", "chunk_bytes",
+	"sched_tag", "v1_sched_tag", "v1_payload",
 	"data", "data_offset", "data_elements", "nack_target", "nack_nranges", "nack_reserved",
 	"nack_range", "range_first", "range_count", "status_complete", "status_rank",
 	"status_count", "abort_error", "abort_reserved", "trailing" }
@@ -93,6 +107,8 @@ local ex = {
 		expert.group.MALFORMED, expert.severity.ERROR),
 	version = ProtoExpert.new("gsync.version.unknown", "Unknown wire version (kernel: drop_version)",
 		expert.group.PROTOCOL, expert.severity.WARN),
+	version_old = ProtoExpert.new("gsync.version.old", "Old wire version 1 (56-byte header), dropped by gsync with wire version 2",
+		expert.group.PROTOCOL, expert.severity.WARN),
 	type = ProtoExpert.new("gsync.type.unknown", "Unknown packet type (kernel: drop_type)",
 		expert.group.PROTOCOL, expert.severity.WARN),
 	field = ProtoExpert.new("gsync.field.invalid", "Field out of range (kernel: drop_field)",
@@ -104,7 +120,7 @@ local ex = {
 	abort = ProtoExpert.new("gsync.abort", "Operation aborted",
 		expert.group.RESPONSE_CODE, expert.severity.WARN),
 }
-gsync.experts = { ex.malformed, ex.version, ex.type, ex.field, ex.rank, ex.retransmit, ex.abort }
+gsync.experts = { ex.malformed, ex.version, ex.version_old, ex.type, ex.field, ex.rank, ex.retransmit, ex.abort }
 
 gsync.prefs.udp_port = Pref.uint("UDP port", 0,
 	"Decode this UDP port (source or destination) as gsync; 0 = none")
@@ -113,7 +129,7 @@ gsync.prefs.heuristic = Pref.bool("Heuristic detection", true,
 
 -- Checks the kernel makes on DATA and POLL (kmod/wire.c): the description of
 -- a value, its length and its chunking.
-local function check_contrib(t, tvb, sched_tag, dtype)
+local function check_contrib(t, tvb, sched, dtype)
 	local total = tvb(40, 8):uint64()
 	local cb = tvb(52, 4):uint()
 	local n = UInt64(tvb(32, 4):uint())
@@ -127,10 +143,10 @@ local function check_contrib(t, tvb, sched_tag, dtype)
 	if cb > 0 then
 		-- all UInt64: total_len may be anything up to 2^64 - 1 here
 		local min = (total / cb) + ((total % cb) ~= UInt64(0) and 1 or 0)
-		if sched_tag == 0 and n ~= min then
+		if not sched and n ~= min then
 			t:add_proto_expert_info(ex.field, "nchunks " .. tostring(n) ..
 				", expected ceil(total_len / chunk_bytes) = " .. tostring(min))
-		elseif sched_tag ~= 0 and (n < min or n > min + 4096) then
+		elseif sched and (n < min or n > min + 4096) then
 			t:add_proto_expert_info(ex.field, "nchunks out of range for total_len and chunk_bytes")
 		end
 	end
@@ -151,7 +167,7 @@ local function dissect_data(tvb, pinfo, t, plen, h)
 	if elem then
 		d:add(f.data_elements, math.floor(plen / elem)):set_generated()
 	end
-	if h.sched_tag == 0 and h.chunk_bytes > 0 then
+	if not h.sched and h.chunk_bytes > 0 then
 		t:add(f.data_offset, UInt64(h.chunk) * h.chunk_bytes):set_generated()
 	end
 	if plen > h.chunk_bytes then
@@ -161,7 +177,7 @@ local function dissect_data(tvb, pinfo, t, plen, h)
 		t:add_proto_expert_info(ex.field, "chunk index not below nchunks")
 	end
 	local partial = bit32.band(h.flags, WF_PARTIAL) ~= 0
-	if h.ncontrib == 0 or h.ncontrib > h.nranks or (h.sched_tag == 0 and h.ncontrib ~= 1)
+	if h.ncontrib == 0 or h.ncontrib > h.nranks or (not h.sched and h.ncontrib ~= 1)
 		or partial ~= (h.ncontrib ~= 1) then
 		t:add_proto_expert_info(ex.field, "ncontrib inconsistent with the PARTIAL flag, the group size or the schedule")
 	end
@@ -241,9 +257,11 @@ local function dissect(tvb, pinfo, tree)
 	local len = tvb:reported_length_remaining()
 	pinfo.cols.protocol = "GSYNC"
 	local t = tree:add(gsync, tvb())
-	if len < HDR_LEN or caplen < HDR_LEN then
+	-- Wire version 1 has a shorter header (see the top of this file).
+	local v1 = caplen >= V1_HDR_LEN and len >= V1_HDR_LEN and tvb(0, 1):uint() == 1
+	if not v1 and (len < HDR_LEN or caplen < HDR_LEN) then
 		pinfo.cols.info = string.format("gsync, %d bytes", len)
-		malformed(t, pinfo, string.format("%d bytes, shorter than the 56-byte header (kernel: drop_short)", len))
+		malformed(t, pinfo, string.format("%d bytes, shorter than the %d-byte header (kernel: drop_short)", len, HDR_LEN))
 		return caplen
 	end
 
@@ -252,8 +270,19 @@ local function dissect(tvb, pinfo, tree)
 		op = tvb(3, 1):uint(), src_rank = tvb(4, 2):uint(), nranks = tvb(6, 2):uint(),
 		seq = tvb(16, 8):uint64(), round = tvb(24, 2):uint(), flags = tvb(26, 2):uint(),
 		chunk = tvb(28, 4):uint(), nchunks = tvb(32, 4):uint(), plen = tvb(36, 4):uint(),
-		ncontrib = tvb(48, 2):uint(), sched_tag = tvb(50, 2):uint(), chunk_bytes = tvb(52, 4):uint(),
+		ncontrib = tvb(48, 2):uint(), chunk_bytes = tvb(52, 4):uint(),
 	}
+	local tag_hex -- the schedule tag as the info column shows it
+	if v1 then
+		local tag = tvb(50, 2):uint()
+		h.sched = tag ~= 0
+		tag_hex = string.format("%04x", tag)
+	else
+		h.reserved = tvb(50, 2):uint()
+		local tag = tvb(56, 8):uint64()
+		h.sched = tag ~= UInt64(0) -- UInt64 compares with UInt64 only
+		tag_hex = tag:tohex(16)
+	end
 	local tname = types[h.type] or ("type " .. h.type)
 
 	t:add(f.version, tvb(0, 1))
@@ -265,7 +294,7 @@ local function dissect(tvb, pinfo, tree)
 	t:add(f.group_id, tvb(8, 8))
 	t:add(f.seq, tvb(16, 8))
 	local si = t:add(f.round, tvb(24, 2))
-	if h.sched_tag ~= 0 then
+	if h.sched then
 		si:append_text(string.format(" (round %d, %s)", math.floor(h.round / 2),
 			h.round % 2 == 0 and "values in" or "results out"))
 		t:add(f.sched_round, math.floor(h.round / 2)):set_generated()
@@ -279,25 +308,45 @@ local function dissect(tvb, pinfo, tree)
 	local pli = t:add(f.payload_len, tvb(36, 4))
 	t:add(f.total_len, tvb(40, 8))
 	t:add(f.ncontrib, tvb(48, 2))
-	t:add(f.sched_tag, tvb(50, 2))
-	t:add(f.chunk_bytes, tvb(52, 4))
+	local rsi
+	if v1 then
+		t:add(f.v1_sched_tag, tvb(50, 2))
+		t:add(f.chunk_bytes, tvb(52, 4))
+	else
+		rsi = t:add(f.reserved, tvb(50, 2))
+		t:add(f.chunk_bytes, tvb(52, 4))
+		t:add(f.sched_tag, tvb(56, 8))
+	end
 
 	pinfo.cols.info = string.format("%s group=0x%s seq=%s rank %d/%d", tname,
 		tvb(8, 8):uint64():tohex():gsub("^0+(.)", "%1"), tostring(h.seq), h.src_rank, h.nranks)
 	if h.type == 1 then
 		pinfo.cols.info:append(string.format(" chunk %d/%d", h.chunk, h.nchunks))
 	end
-	if h.sched_tag ~= 0 then
-		pinfo.cols.info:append(string.format(" step %d tag 0x%04x", h.round, h.sched_tag))
+	if h.sched then
+		pinfo.cols.info:append(string.format(" step %d tag 0x%s", h.round, tag_hex))
 	end
 	if bit32.band(h.flags, WF_RETRANSMIT) ~= 0 then
 		pinfo.cols.info:append(" [retransmit]")
 		t:add_proto_expert_info(ex.retransmit)
 	end
+
+	if v1 then
+		-- The kernel checks the length first, then the version.
+		pinfo.cols.info:append(" [wire version 1, dropped]")
+		t:append_text(string.format(", wire version 1 (old %d-byte header), %s, seq %s, rank %d/%d",
+			V1_HDR_LEN, tname, tostring(h.seq), h.src_rank, h.nranks))
+		t:add_proto_expert_info(ex.version_old, string.format(
+			"wire version 1 (the old %d-byte header, 16-bit schedule tag): gsync with wire version %d drops it (kernel: %s)",
+			V1_HDR_LEN, VERSION, len < HDR_LEN and
+			string.format("drop_short, %d bytes are less than the %d-byte header", len, HDR_LEN) or "drop_version"))
+		if caplen > V1_HDR_LEN then t:add(f.v1_payload, tvb(V1_HDR_LEN)) end
+		return caplen
+	end
 	t:append_text(string.format(", %s, seq %s, rank %d/%d", tname, tostring(h.seq), h.src_rank, h.nranks))
 
-	if h.version ~= 1 then
-		t:add_proto_expert_info(ex.version, "wire version " .. h.version .. ", this dissector knows 1")
+	if h.version ~= VERSION then
+		t:add_proto_expert_info(ex.version, "wire version " .. h.version .. ", this dissector knows " .. VERSION .. " (and the old 1)")
 		return caplen
 	end
 	if not types[h.type] then
@@ -310,7 +359,8 @@ local function dissect(tvb, pinfo, tree)
 	if not dtypes[h.dtype] then di:add_proto_expert_info(ex.field, "unknown dtype") end
 	if not ops[h.op] then oi:add_proto_expert_info(ex.field, "unknown op") end
 	if bit32.band(h.flags, 0xfffc) ~= 0 then fl:add_proto_expert_info(ex.field, "reserved flag bits set") end
-	if h.sched_tag == 0 and h.round ~= 0 then
+	if h.reserved ~= 0 then rsi:add_proto_expert_info(ex.field, string.format("reserved is 0x%04x, not 0", h.reserved)) end
+	if not h.sched and h.round ~= 0 then
 		si:add_proto_expert_info(ex.field, "nonzero step without a schedule")
 	elseif h.round >= 32 then
 		si:add_proto_expert_info(ex.field, "step beyond 2 * GSYNC_SCHED_MAX_ROUNDS")
@@ -335,7 +385,7 @@ local function dissect(tvb, pinfo, tree)
 	end
 
 	if h.type == 1 then
-		check_contrib(t, tvb, h.sched_tag, h.dtype)
+		check_contrib(t, tvb, h.sched, h.dtype)
 		dissect_data(tvb, pinfo, t, h.plen, h)
 	elseif h.type == 2 then
 		dissect_nack(tvb, pinfo, t, h.plen)
@@ -343,7 +393,7 @@ local function dissect(tvb, pinfo, tree)
 		dissect_status(tvb, pinfo, t, h.plen)
 	elseif h.type == 4 then
 		if h.plen ~= 0 then malformed(pli, pinfo, "POLL with a payload") end
-		check_contrib(t, tvb, h.sched_tag, h.dtype)
+		check_contrib(t, tvb, h.sched, h.dtype)
 	elseif h.type == 5 then
 		dissect_abort(tvb, pinfo, t, h.plen)
 	end
@@ -359,15 +409,19 @@ end
 local function heuristic(tvb, pinfo, tree)
 	if not gsync.prefs.heuristic then return false end
 	local len = tvb:reported_length_remaining()
-	if len < HDR_LEN or tvb:len() < HDR_LEN then return false end
-	if tvb(0, 1):uint() ~= 1 then return false end
+	-- Version 1 packets are taken too, to show a peer of an old gsync.
+	local version = tvb:len() >= 1 and tvb(0, 1):uint() or 0
+	local hdr_len = version == 1 and V1_HDR_LEN or HDR_LEN
+	if len < hdr_len or tvb:len() < hdr_len then return false end
+	if version ~= VERSION and version ~= 1 then return false end
 	local ty = tvb(1, 1):uint()
 	if ty < 1 or ty > 5 then return false end
 	if tvb(2, 1):uint() > 3 or tvb(3, 1):uint() > 3 then return false end
 	local nranks = tvb(6, 2):uint()
 	if nranks < 2 or nranks > MAX_RANKS or tvb(4, 2):uint() >= nranks then return false end
-	if tvb(36, 4):uint() ~= len - HDR_LEN then return false end
+	if tvb(36, 4):uint() ~= len - hdr_len then return false end
 	if bit32.band(tvb(26, 2):uint(), 0xfffc) ~= 0 then return false end
+	if version == VERSION and tvb(50, 2):uint() ~= 0 then return false end
 	dissect(tvb, pinfo, tree)
 	return true
 end

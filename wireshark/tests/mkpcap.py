@@ -6,28 +6,41 @@
                                   malformed ones and non-gsync UDP
     mkpcap.py fuzz OUT.pcap [N]   N (default 3000) mutations of valid packets
 
-The header is packed with the layout of struct gsync_wire_hdr (56 bytes,
-big-endian), independently of the dissector. Timestamps are fixed so the
-decoded output is reproducible.
+The header is packed with the layout of struct gsync_wire_hdr (wire
+version 2: 64 bytes, big-endian), independently of the dissector; one
+golden packet uses the old version 1 layout (56 bytes, 16-bit schedule tag
+at offset 50) that the kernel now drops. Timestamps are fixed so the decoded
+output is reproducible.
 """
 import random
 import struct
 import sys
 
-HDR = struct.Struct(">BBBBHHQQHHIIIQHHI")
-assert HDR.size == 56
+HDR = struct.Struct(">BBBBHHQQHHIIIQHHIQ")  # ..., ncontrib, reserved, chunk_bytes, sched_tag
+assert HDR.size == 64
+HDR_V1 = struct.Struct(">BBBBHHQQHHIIIQHHI")  # ..., ncontrib, sched_tag (16 bits), chunk_bytes
+assert HDR_V1.size == 56
 DATA, NACK, STATUS, POLL, ABORT = 1, 2, 3, 4, 5
 RETRANSMIT, PARTIAL = 1, 2
 
 
-def hdr(type_, payload, *, version=1, dtype=0, op=0, src=0, nranks=3,
+def hdr(type_, payload, *, version=2, dtype=0, op=0, src=0, nranks=3,
         group=0x2A, seq=1, step=0, flags=0, chunk=0, nchunks=0, plen=None,
-        total=0, ncontrib=0, tag=0, chunk_bytes=0):
+        total=0, ncontrib=0, reserved=0, tag=0, chunk_bytes=0):
     if plen is None:
         plen = len(payload)
     return HDR.pack(version, type_, dtype, op, src, nranks, group, seq, step,
-                    flags, chunk, nchunks, plen, total, ncontrib, tag,
-                    chunk_bytes) + payload
+                    flags, chunk, nchunks, plen, total, ncontrib, reserved,
+                    chunk_bytes, tag) + payload
+
+
+def hdr_v1(type_, payload, *, dtype=0, op=0, src=0, nranks=3, group=0x2A,
+           seq=1, step=0, flags=0, chunk=0, nchunks=0, total=0, ncontrib=0,
+           tag=0, chunk_bytes=0):
+    """A packet of wire version 1 (gsync before the 64-bit schedule tag)."""
+    return HDR_V1.pack(1, type_, dtype, op, src, nranks, group, seq, step,
+                       flags, chunk, nchunks, len(payload), total, ncontrib,
+                       tag, chunk_bytes) + payload
 
 
 def csum(data):
@@ -96,7 +109,7 @@ def golden():
         fr.append(frame(b, c, 7000, 7000, hdr(DATA, data[:8], dtype=1, op=1, src=1,
                         nranks=4, group=0x1122334455667788, seq=7, step=3,
                         flags=RETRANSMIT | PARTIAL, chunk=5, nchunks=6,
-                        total=4104, ncontrib=2, tag=0xBEEF, chunk_bytes=1024)))
+                        total=4104, ncontrib=2, tag=0x0123456789ABCDEF, chunk_bytes=1024)))
         # NACK: rank 2 misses chunks 3..4 and 9..end of rank 0's contribution
         fr.append(frame(c, a, 7000, 7000, hdr(NACK, struct.pack(">HHI", 0, 2, 0) +
                         struct.pack(">II", 3, 2) + struct.pack(">II", 9, 0xFFFFFFFF),
@@ -120,13 +133,21 @@ def golden():
                     struct.pack(">II", 0, 1))))  # nranges 3, one range present
     fr.append(frame(a, m, 7000, 7100, hdr(9, b"")))  # unknown type
     fr.append(frame(a, m, 7000, 7100, hdr(STATUS, bytes(31))))  # 31-byte bitmap
-    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], version=2)))  # unknown version
+    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], version=3)))  # unknown version
     fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], chunk=4, nchunks=2, total=400,
                     ncontrib=1, chunk_bytes=256, flags=0x80)))  # chunk >= nchunks, bad flag
     fr.append(frame(a, m, 7000, 7100, hdr(ABORT, bytes(9))))  # 9-byte ABORT
     fr.append(frame(a, m, 7000, 7100, hdr(NACK, struct.pack(">HHI", 0, 1, 0) +
                     struct.pack(">II", 0, 1)) + b"xyz"))  # bytes beyond payload_len
     fr.append(frame(a, m, 7000, 7100, bytes(range(200, 256)) * 2))  # garbage
+    # A valid DATA but for reserved = 1 (kernel: drop_field)
+    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], nchunks=1, total=16,
+                    ncontrib=1, reserved=1, chunk_bytes=256)))
+    # Wire version 1, the 56-byte header (kernel: drop_version): rank 1's
+    # DATA under a schedule, as a peer running an old gsync sends it
+    fr.append(frame(b, m, 7000, 7100, hdr_v1(DATA, data[:8], dtype=1, op=1, src=1,
+                    nranks=4, seq=7, step=2, chunk=5, nchunks=6, total=4104,
+                    ncontrib=1, tag=0xBEEF, chunk_bytes=1024)))
     # Not gsync: other UDP the heuristic must leave alone
     fr.append(frame(a, b, 5353, 5353, bytes.fromhex("000084000000000100000000") + bytes(60)))
     fr.append(frame(a, b, 40000, 40001, b"\x01\x01" + bytes(60)))  # starts like gsync
@@ -150,10 +171,14 @@ def fuzz(n):
             payload = payload[:rnd.randrange(len(payload))]
         elif kind == 2:  # extend
             payload += bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300)))
-        else:  # random counts in the header
-            for o in (6, 28, 32, 36, 40, 52, 58):
-                if o + 4 <= len(payload) and rnd.random() < 0.5:
-                    payload[o:o + 4] = struct.pack(">I", rnd.choice((0, 1, 0xFFFFFFFF, rnd.getrandbits(32))))
+        else:  # random values of header fields: (offset, size)
+            # version, nranks, chunk, nchunks, payload_len, total_len,
+            # reserved, chunk_bytes, sched_tag, NACK nranges
+            for o, w in ((0, 1), (6, 2), (28, 4), (32, 4), (36, 4), (40, 8),
+                         (50, 2), (52, 4), (56, 8), (66, 2)):
+                if o + w <= len(payload) and rnd.random() < 0.5:
+                    v = rnd.choice((0, 1, (1 << 8 * w) - 1, rnd.getrandbits(8 * w)))
+                    payload[o:o + w] = v.to_bytes(w, "big")
         src, dst = (V6[0], V6[3]) if v6 else (V4[0], V4[3])
         out.append(frame(src, dst, 7000, 7100, bytes(payload)))
     return out

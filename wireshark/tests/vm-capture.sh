@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Record a real gsync capture in the test VM for the dissector's tests:
 #
-#   flock /tmp/gsync-vm.lock tests/vm/run --timeout 900 --islands 4 -- \
-#       wireshark/tests/vm-capture.sh
-#   cp build/vm-runs/<run>/vm-capture.pcap wireshark/tests/
+#   make -s && flock /tmp/gsync-vm.lock tests/vm/run --timeout 900 \
+#       --islands 4 --out build/cap -- wireshark/tests/vm-capture.sh
+#   cp build/cap/vm-capture.pcap wireshark/tests/
 #   wireshark/tests/run --update     (then review the golden diff)
+#
+# Record it again whenever the wire format changes: the dissector's tests
+# flag every packet of an old wire version (gsync.version.old).
 #
 # Captures the emulated WAN's bridge (every island's traffic, multicast
 # once) with dumpcap, 400 bytes per packet, while four islands run:
