@@ -77,7 +77,10 @@ def cases(rnd, group, nranks, src, lies):
     yield header(rnd, group, nranks, src, type=2, plen=len(nack)) + nack
     yield header(rnd, group, nranks, src, type=2, plen=8) + struct.pack("!HHI", 0, 200, 0)
     yield header(rnd, group, nranks, src, type=2, plen=3) + bytes(3)
-    yield header(rnd, group, nranks, src, type=3, plen=32) + b"\xff" * 32
+    # A STATUS that acknowledges nothing: one saying "complete" would be a
+    # forged acknowledgement (t-spoof), and rank 0 could free operation 1
+    # before the real rank 1 has it, failing it there (ECONNABORTED).
+    yield header(rnd, group, nranks, src, type=3, plen=32) + bytes(32)
     yield header(rnd, group, nranks, src, type=3, plen=31) + b"\xff" * 31
     yield header(rnd, group, nranks, src, type=4, plen=0, total=big)
     if lies:
