@@ -107,7 +107,8 @@ static void gsync_wire_bad_fields(struct kunit *test)
 	struct gsync_wire_hdr h;
 
 	EXPECT_BROKEN(h.version = 0, GSYNC_DROP_VERSION);
-	EXPECT_BROKEN(h.version = 2, GSYNC_DROP_VERSION);
+	EXPECT_BROKEN(h.version = 1, GSYNC_DROP_VERSION);	/* the 56-byte format */
+	EXPECT_BROKEN(h.version = 3, GSYNC_DROP_VERSION);
 	EXPECT_BROKEN(h.type = 0, GSYNC_DROP_TYPE);
 	EXPECT_BROKEN(h.type = 6, GSYNC_DROP_TYPE);
 	EXPECT_BROKEN(h.group_id = cpu_to_be64(GROUP + 1), GSYNC_DROP_GROUP);
