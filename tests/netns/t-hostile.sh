@@ -7,12 +7,19 @@
 tmp=$(mktemp -d)
 gs_islands_up 3
 members=$(gs_members 4 7000)
+# Rank 0 waits for ranks 1 and 2 while the fuzzers run (the debug kernel
+# takes minutes for them); its per-peer timeout must outlast that, or
+# operation 1 fails on every rank: ETIMEDOUT on rank 0, and ECONNABORTED on
+# ranks 1 and 2 when they ask for its data after it was released. (That
+# was the "rank 0 NACKs hundreds of times, peers count two" stall on the
+# debug kernel: its NACKs went to the fuzzers' sockets on ports 7000.)
+to=$(gs_pick 60000 900000)
 # Rank 0 joins and waits for operation 1 while rank 1's island fires junk
 # from rank 1's own endpoint (port 7000), so packets pass the source check.
 mkfifo "$tmp/joined"  # not r*: the digest check cats "$tmp"/r*
 gs_exec i0 python3 tests/netns/gsync_py.py run --rank 0 --members "$members" \
 	--mcast 239.77.1.5:7100 --dtypes fp32,int32 --ops sum --sizes 1,5000 \
-	--timeout-ms 60000 --ready-fifo "$tmp/joined" > "$tmp/r0" 2>&1 &
+	--timeout-ms "$to" --ready-fifo "$tmp/joined" > "$tmp/r0" 2>&1 &
 p0=$!
 read -r line < "$tmp/joined"	# rank 0 has joined
 row() { gs_exec i0 awk 'NR == 1 { for (i = 1; i <= NF; i++) col[i] = $i; next }
@@ -37,11 +44,11 @@ gs_exec i0 head -n 2 /proc/net/gsync | gs_diag
 # Now the real ranks 1 and 2 join and the operations must come out exact.
 gs_exec i1 python3 tests/netns/gsync_py.py run --rank 1 --members "$members" \
 	--mcast 239.77.1.5:7100 --dtypes fp32,int32 --ops sum --sizes 1,5000 \
-	--timeout-ms 60000 > "$tmp/r1" 2>&1 &
+	--timeout-ms "$to" > "$tmp/r1" 2>&1 &
 p1=$!
 gs_exec i2 python3 tests/netns/gsync_py.py run --rank 2 --members "$members" \
 	--mcast 239.77.1.5:7100 --dtypes fp32,int32 --ops sum --sizes 1,5000 \
-	--timeout-ms 60000 > "$tmp/r2" 2>&1 &
+	--timeout-ms "$to" > "$tmp/r2" 2>&1 &
 p2=$!
 for r in 0 1 2; do
 	eval "pid=\$p$r"
