@@ -227,12 +227,6 @@ double gs_gossip_time(gs_model *m, const gs_sched *s, int N, double target, int 
 		      int *rounds_used, double *rho_out);
 void gs_opt_out_free(gs_opt_out *o);
 
-/* ---------------- svg (svg.c) ------------------------------------------ */
-int gs_svg_schedule(const gs_topo *t, const gs_sched *s, const char *title, FILE *f);
-typedef struct { double x; double y[8]; char label[64]; } gs_svg_point;
-int gs_svg_chart(const char *title, const char *xlabel, const char *const *series, int ns,
-		 const gs_svg_point *pts, int np, FILE *f);
-
 /* ---------------- util (util.c) ---------------------------------------- */
 uint64_t gs_rng_next(uint64_t *s);
 double gs_rng_unit(uint64_t *s);

@@ -3,6 +3,7 @@
  * optimize.c, baselines.c; this file only presents them. */
 #include "cli.h"
 #include "cli_opts.h"
+#include "figure.h"
 #include "gs.h"
 #include "sched_export.h"
 #include "sched_push.h"
@@ -465,15 +466,28 @@ static int dump_json(json_t *j)
 	return rc ? GS_EXIT_FAIL : GS_EXIT_OK;
 }
 
-static int write_svg(const opts *o, const gs_topo *t, const gs_sched *s, const char *title)
+/* --svg: the schedule drawn on its topology, one panel per round; RES
+ * (optional) gives per-round times, TIME (> 0) the predicted total */
+static int write_svg(const opts *o, const gs_topo *t, const gs_sched *s, const gs_result *res, double time,
+		     const char *title)
 {
+	char cap[256], a[32], b[32], c[32];
 	FILE *f = fopen(o->svg, "w");
 	if (!f) {
 		fprintf(stderr, "gsync-sched %s: cannot write %s\n", o->cmd, o->svg);
 		return GS_EXIT_FAIL;
 	}
-	gs_svg_schedule(t, s, title, f);
-	return fclose(f) ? GS_EXIT_FAIL : 0;
+	gs_fmt_time(time, a, sizeof(a));
+	gs_fmt_size(o->size, b, sizeof(b));
+	gs_fmt_size(s->chunk_bytes, c, sizeof(c));
+	snprintf(cap, sizeof(cap), "predicted %s per synchronization of %s (chunks of %s), %s average",
+		 a, b, c, gs_sched_is_exact(s, t->n_islands, 1e-9) ? "exact" : "partial");
+	int rc = gs_fig_schedule_svg(t, s, res, title, time > 0 ? cap : NULL, f);
+	if (fclose(f) || rc) {
+		fprintf(stderr, "gsync-sched %s: cannot write the figure %s\n", o->cmd, o->svg);
+		return GS_EXIT_FAIL;
+	}
+	return 0;
 }
 
 static int write_sched(const opts *o, const gs_topo *t, const gs_sched *s, const gs_result *res)
@@ -598,7 +612,7 @@ static int cmd_optimize(const opts *o)
 	if (!rc && o->out)
 		rc = write_sched(o, &t, &rs, &res);
 	if (!rc && o->svg)
-		rc = write_svg(o, &t, &rs, desc);
+		rc = write_svg(o, &t, &rs, &res, res.time, desc);
 	if (!rc && o->apply)
 		rc = gs_cli_apply_sched(o, &t, &rs, o->json ? stderr : stdout);
 	gs_result_free(&res);
@@ -660,7 +674,7 @@ static int cmd_simulate(const opts *o)
 		print_sched(&t, m, &s, &res, stdout);
 	}
 	if (!rc && o->svg)
-		rc = write_svg(o, &t, &s, desc);
+		rc = write_svg(o, &t, &s, &res, res.time, desc);
 	gs_result_free(&res);
 	gs_sched_free(&s);
 	gs_model_free(m);
@@ -755,7 +769,7 @@ static int cmd_compare(const opts *o)
 		}
 	}
 	if (!rc && o->svg && have_ex)
-		rc = write_svg(o, &t, &ex.best, "optimized exact schedule");
+		rc = write_svg(o, &t, &ex.best, NULL, ex.time, "optimized exact schedule");
 	if (!have_ex && !rc)
 		rc = GS_EXIT_INFEASIBLE;
 	gs_baselines_free(b);
@@ -783,7 +797,7 @@ static int cmd_sweep(const opts *o)
 		return rc;
 	char *dup = gs_xstrdup(vals), *sv = NULL;
 	json_t *rows = json_array();
-	gs_svg_point pts[64];
+	gs_fig_point pts[64];
 	int np = 0;
 	if (!o->json) {
 		print_header(&base, &(gs_params){ o->size, o->chunk, base.overhead_us * 1e-6 }, stdout);
@@ -846,7 +860,6 @@ static int cmd_sweep(const opts *o)
 			printf("%-11s %12s %12s %12s %7.2fx  %s\n", tok, a, bb, c, ring / opt, desc);
 		}
 		if (np < 64) {
-			pts[np].x = np;
 			pts[np].y[0] = opt;
 			pts[np].y[1] = ring;
 			pts[np].y[2] = one;
@@ -869,16 +882,23 @@ static int cmd_sweep(const opts *o)
 	json_decref(rows);
 	if (!rc && o->svg) {
 		FILE *f = fopen(o->svg, "w");
-		const char *series[] = { "optimum", "ring all-reduce", "best one-clique" };
-		char title[160];
-		snprintf(title, sizeof(title), "%s: time per sync vs %s (x: sweep step)", base.name, o->vary);
+		const char *series[] = { "optimum (re-optimized)", "ring all-reduce", "best one-clique" };
+		char title[160], sub[200], sz[32];
+		const char *xl = !strcmp(o->vary, "reach") ? "multicast reach (receivers one send reaches)"
+			: !strcmp(o->vary, "fan-in") ? "aggregation fan-in (streams summed at once)"
+			: !strcmp(o->vary, "agg-gbps") ? "aggregation throughput (Gb/s)"
+			: "access link rate of every island (Gb/s)";
+		gs_fmt_size(o->size, sz, sizeof(sz));
+		snprintf(title, sizeof(title), "%s: time per synchronization vs %s", base.name, o->vary);
+		snprintf(sub, sizeof(sub), "%s per synchronization, cost model prediction%s", sz,
+			 o->kernel ? "; optimum among schedules the kernel executes" : "");
+		gs_fig_chart ch = { title, sub, xl, "time per synchronization", series, 3, np, pts };
 		if (!f) {
 			fprintf(stderr, "gsync-sched sweep: cannot write %s\n", o->svg);
 			rc = GS_EXIT_FAIL;
-		} else {
-			gs_svg_chart(title, o->vary, series, 3, pts, np, f);
-			if (fclose(f))
-				rc = GS_EXIT_FAIL;
+		} else if (gs_fig_chart_svg(&ch, f) | fclose(f)) {
+			fprintf(stderr, "gsync-sched sweep: cannot write the figure %s\n", o->svg);
+			rc = GS_EXIT_FAIL;
 		}
 	}
 	free(dup);

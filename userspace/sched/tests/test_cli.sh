@@ -1,9 +1,11 @@
 #!/bin/sh
 # test_cli.sh - CLI smoke tests of gsync-sched (TAP): exit codes, --help of
-# every subcommand, errors, --json parses back, files written.
+# every subcommand, errors, --json parses back, files written, figures
+# (checked by check_figure.py, next to this file).
 # usage: test_cli.sh BINARY TOPOLOGY_DIR
 BIN=$1
 TOP=$2
+HERE=$(dirname "$0")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 n=0
@@ -33,6 +35,7 @@ jsonok() { # stdin must be JSON
 		grep -q '^{' # no python: at least an object
 	fi
 }
+fig() { python3 "$HERE/check_figure.py" "$@"; }
 P=$TOP/nine-city-private.json
 Q=$TOP/nine-city-public.json
 
@@ -116,7 +119,25 @@ check "paths --json parses" jsonok <"$TMP/out"
 
 t "optimize -o --svg" 0 "$BIN" optimize "$P" -o "$TMP/s.json" --svg "$TMP/s.svg"
 check "optimize wrote a schedule that validates" "$BIN" validate "$P" "$TMP/s.json"
-check "optimize wrote an SVG" grep -q "<svg" "$TMP/s.svg"
+check "optimize --svg: the optimum on nine-city-private (XML, a panel per round, every island, legend)" \
+	fig schedule "$TMP/s.svg" "$P" "$TMP/s.json"
+t "simulate --svg draws the optimizer's schedule" 0 "$BIN" simulate "$P" "$TMP/s.json" --svg "$TMP/sim.svg"
+check "... and that figure checks too" fig schedule "$TMP/sim.svg" "$P" "$TMP/s.json"
+t "optimize --multicast none -o (a schedule of several rounds)" 0 \
+	"$BIN" optimize "$P" --multicast none -o "$TMP/s2.json"
+check "... has 2 rounds with aggregators" python3 -c "import json; d=json.load(open('$TMP/s2.json')); assert len(d['rounds']) == 2 and any(c['pattern'] == 'aggregator' for r in d['rounds'] for c in r['cliques'])"
+t "simulate --svg of it" 0 "$BIN" simulate "$P" "$TMP/s2.json" --multicast none --svg "$TMP/s2.svg"
+check "its figure: 2 panels, every island in its clique's colour, aggregators marked, legend" \
+	fig schedule "$TMP/s2.svg" "$P" "$TMP/s2.json"
+"$BIN" simulate "$P" "$TMP/s2.json" --multicast none --svg "$TMP/s2b.svg" >/dev/null 2>&1
+check "the same figure twice is the same bytes" cmp "$TMP/s2.svg" "$TMP/s2b.svg"
+sed 's/\(<gs:node id="AMS" kind="island" clique="[0-9]*" x="\)/\19/' "$TMP/s2.svg" >"$TMP/bad.svg"
+check "the figure check fails when an island's marker is missing" sh -c "! python3 '$HERE/check_figure.py' schedule '$TMP/bad.svg' '$P' '$TMP/s2.json'"
+t "compare --svg on a topology without coordinates" 0 "$BIN" compare "$TOP/six-two-regions.json" --json --svg "$TMP/c.svg"
+python3 -c "import json,sys; json.dump(json.load(open('$TMP/out'))['optimum'], sys.stdout)" >"$TMP/c.json" 2>/dev/null
+check "its figure: islands on a circle, the optimum's panels" fig schedule "$TMP/c.svg" "$TOP/six-two-regions.json" "$TMP/c.json"
+t "--svg to a full disk exits 1" 1 "$BIN" optimize "$P" --svg /dev/full
+check "... saying so" grep -q "cannot write the figure /dev/full" "$TMP/err"
 t "optimize --json" 0 "$BIN" optimize "$Q" --json --seed 7
 check "optimize --json parses" jsonok <"$TMP/out"
 t "optimize --objective gossip" 0 "$BIN" optimize "$P" --objective gossip --target-rho 0.1
@@ -140,7 +161,11 @@ t "compare public variant" 0 "$BIN" compare "$Q"
 check "compare lists the colocated datacenter" grep -q "colocated" "$TMP/out"
 t "sweep reach --json --svg" 0 "$BIN" sweep "$P" --vary reach --values none,2,full --json --svg "$TMP/sw.svg"
 check "sweep --json parses" jsonok <"$TMP/out"
-check "sweep wrote a chart" grep -q "<polyline" "$TMP/sw.svg"
+cp "$TMP/out" "$TMP/sw.json"
+check "sweep --svg: a chart of 3 series with legend, round ticks with a unit, the --json values" \
+	fig chart "$TMP/sw.svg" "$TMP/sw.json"
+sed -E 's/(<gs:tick value="[0-9.]+" label=")[1-9][0-9.]*"/\1649"/' "$TMP/sw.svg" >"$TMP/bad.svg"
+check "the chart check fails on a tick label that is not round" sh -c "! python3 '$HERE/check_figure.py' chart '$TMP/bad.svg' '$TMP/sw.json'"
 t "sweep without --vary is a usage error" 2 "$BIN" sweep "$P"
 t "sweep --kernel" 0 "$BIN" sweep "$P" --vary reach --values none,full --kernel
 check "sweep --kernel: only patterns the kernel runs" sh -c "! grep -E 'ring|tree|inline|[0-9]+\+' '$TMP/out' | grep -v '^reach'"

@@ -2,6 +2,7 @@
  * hand-computed cases, exactness of produced schedules, rho solvers,
  * optimizer vs exhaustive search, JSON errors.  argv[1]: topologies dir. */
 #include "cli.h"
+#include "figure.h"
 #include "gs.h"
 #include "structure.h"
 #include "test.h"
@@ -465,6 +466,108 @@ static void test_generate(void)
 	gs_topo_free(&t);
 }
 
+/* ---- figures: round ticks, and what the SVG files hold ---- */
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void test_figures(const gs_topo *nine)
+{
+	static const double steps[][2] = { { 0.13, 0.2 }, { 1, 1 }, { 1.5, 2 }, { 2, 2 }, { 2.1, 5 },
+					   { 7, 10 }, { 0.0049, 0.005 }, { 450, 500 }, { 5e-7, 5e-7 } };
+	int good = 1;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (!near(gs_fig_nice_step(steps[i][0]), steps[i][1], 1e-12)) {
+			printf("# nice step of %g: %g, want %g\n", steps[i][0], gs_fig_nice_step(steps[i][0]),
+			       steps[i][1]);
+			good = 0;
+		}
+	ok(good, "nice steps are the next 1, 2 or 5 times a power of ten");
+
+	gs_fig_ticks tk;
+	char a[32], b[32];
+	gs_fig_time_ticks(0.649, 6, &tk);
+	gs_fig_tick_label(&tk, 1, a, sizeof(a));
+	gs_fig_tick_label(&tk, tk.n, b, sizeof(b));
+	ok(!strcmp(tk.unit, "ms") && tk.step == 200 && tk.n == 4 && !strcmp(a, "200") && !strcmp(b, "800"),
+	   "649 ms: ticks 0, 200, ... 800 ms (got %s, %s .. %s %s)", tk.unit, a, b, tk.unit);
+	gs_fig_time_ticks(1.699, 6, &tk);
+	gs_fig_tick_label(&tk, 3, a, sizeof(a));
+	ok(!strcmp(tk.unit, "s") && tk.step == 0.5 && tk.n == 4 && !strcmp(a, "1.5"),
+	   "1.699 s: ticks 0.0, 0.5, ... 2.0 s (tick 3: %s %s)", a, tk.unit);
+	gs_fig_time_ticks(4e-5, 5, &tk);
+	ok(!strcmp(tk.unit, "\xc2\xb5s") && near(tk.step, 10, 1e-12) && tk.n == 4, "40 us: ticks 0, 10, ... 40 us");
+	gs_fig_time_ticks(0, 5, &tk);
+	gs_fig_tick_label(&tk, tk.n, a, sizeof(a));
+	ok(!strcmp(tk.unit, "ms") && !strcmp(a, "1.0"), "no data: an axis of 0 to 1.0 ms (%s %s)", a, tk.unit);
+
+	/* any maximum: a round step, the last tick the first at or above it */
+	uint64_t rng = 7;
+	good = 1;
+	for (int i = 0; i < 5000 && good; i++) {
+		double max = pow(10, -7 + 11 * gs_rng_unit(&rng)), m;
+		gs_fig_time_ticks(max, 6, &tk);
+		m = max / tk.per_unit;
+		double mag = pow(10, floor(log10(tk.step) + 1e-12)), f = tk.step / mag;
+		int round1 = near(f, 1, 1e-9) || near(f, 2, 1e-9) || near(f, 5, 1e-9);
+		gs_fig_tick_label(&tk, tk.n, a, sizeof(a));
+		char *e;
+		double back = strtod(a, &e);
+		good = round1 && tk.n * tk.step >= m * (1 - 1e-12) && (tk.n - 1) * tk.step < m && tk.n >= 2 &&
+		       tk.n <= 6 && (m >= 1 || max < 1e-6) && (m < 1000 || !strcmp(tk.unit, "s")) && !*e &&
+		       near(back, tk.n * tk.step, 1e-9);
+		if (!good)
+			printf("# max %g: unit %s step %g n %d label %s\n", max, tk.unit, tk.step, tk.n, a);
+	}
+	ok(good, "5000 maxima from 100 ns to 3 h: round steps, 2..6 intervals, tight, exact labels");
+
+	/* a schedule figure: one panel per round, every island in each */
+	gs_sched s;
+	gs_sched_init(&s, 2);
+	for (int r = 0; r < 2; r++)
+		for (int c = 0; c < 3; c++) {
+			gs_clique *q = gs_sched_add_clique(&s, r, 3);
+			for (int i = 0; i < 3; i++)
+				q->m[i] = r ? c + 3 * i : 3 * c + i;
+			q->pat = c == 0 ? GS_PAT_AGGREGATOR : GS_PAT_MULTICAST;
+			q->agg = c == 0 ? q->m[0] : -1;
+		}
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	int rc = gs_fig_schedule_svg(nine, &s, NULL, "3x3 grid", "a caption", f);
+	fclose(f);
+	ok(!rc && !strncmp(buf, "<?xml", 5) && count(buf, "<gs:panel ") == 2 && count(buf, "kind=\"island\"") == 18 &&
+	   count(buf, "<gs:clique ") == 6 && count(buf, "<gs:aggregator ") == 2 && count(buf, "</svg>") == 1 &&
+	   strstr(buf, "<title>nine-city-private: 3x3 grid</title>"),
+	   "a 3x3 grid on nine-city: 2 panels, 9 islands and 3 cliques in each, 2 aggregators");
+	free(buf);
+	gs_sched_free(&s);
+	gs_sched_init(&s, 0);
+	f = open_memstream(&buf, &n);
+	rc = gs_fig_schedule_svg(nine, &s, NULL, "empty", NULL, f);
+	fclose(f);
+	ok(rc == -1 && n == 0, "a schedule without rounds is no figure");
+	free(buf);
+	gs_sched_free(&s);
+
+	/* a chart: a series never feasible says so in the legend */
+	gs_fig_point pts[2] = { { { 0.3, INFINITY }, "a" }, { { 0.5, INFINITY }, "b" } };
+	const char *names[] = { "fast", "never" };
+	gs_fig_chart ch = { "t", NULL, "x", "time", names, 2, 2, pts };
+	f = open_memstream(&buf, &n);
+	rc = gs_fig_chart_svg(&ch, f);
+	fclose(f);
+	ok(!rc && strstr(buf, "<gs:series name=\"never\" color=\"#ff7f0e\" points=\"0\">") &&
+	   strstr(buf, "label=\"never (not feasible)\"") && strstr(buf, "unit=\"ms\" min=\"0\" max=\"500\""),
+	   "chart: an infeasible series is named so; 0.5 s tops the axis at 500 ms");
+	free(buf);
+}
+
 /* Every command of the table has a help page, and --help lists it. */
 static void test_command_table(void)
 {
@@ -506,6 +609,7 @@ int main(int argc, char **argv)
 	test_optimizer(&nine, &pub);
 	test_export(&nine, &pub);
 	test_command_table();
+	test_figures(&nine);
 	gs_topo_free(&nine);
 	gs_topo_free(&pub);
 	printf("1..%d\n", n_test);
