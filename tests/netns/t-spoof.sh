@@ -66,6 +66,12 @@ wait_i0_freed() {
 	return 1
 }
 p1_loss() { tc -n gs-wan qdisc replace dev p1 parent 1:2 handle 2: netem limit 100000 "$@"; }
+mac() { ip -n "$(gs_ns "$1")" -br link show eth0 | awk '{print $3}'; }
+# While i1 hears nothing, ARP to and from it must not be needed: a
+# neighbour entry going stale (the debug kernel is slow enough) would
+# keep rank 1's data from leaving. Pin both entries.
+ip -n "$(gs_ns i1)" neigh replace "$a0" lladdr "$(mac i0)" dev eth0 nud permanent
+ip -n "$(gs_ns i0)" neigh replace "$a1" lladdr "$(mac i1)" dev eth0 nud permanent
 
 read -r l0 <&4
 read -r l1 <&6
