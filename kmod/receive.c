@@ -381,43 +381,36 @@ static bool gsync_rx_ctl_allowed(struct gsync_group *g, unsigned int r)
 }
 
 /*
- * A POLL for an operation we released: we hold all we needed of it, and
- * its sender must not keep it (and its window slot) until op_timeout_ms
- * waiting for our acknowledgement, which we sent but it lost. Answer with
- * a STATUS saying every stream of that step is complete. Under the lock.
+ * A POLL or NACK for an operation we released. Under the lock.
+ *
+ * POLL: we hold all we needed of it, and its sender must not keep it (and
+ * its window slot) until op_timeout_ms waiting for our acknowledgement,
+ * which we sent but it lost: answer with a STATUS saying every stream of
+ * that step is complete.
+ *
+ * NACK: every receiver had acknowledged it (or it outlived op_timeout_ms),
+ * so the data is gone. A receiver that still lacks some (its STATUS was
+ * forged, or it is that late) would wait for repairs that never come:
+ * answer with ABORT, so it fails the operation.
  */
-static void gsync_rx_stale_poll(struct gsync_group *g,
-				const struct gsync_wire_hdr *poll, unsigned int r)
-{
-	struct gsync_wire_status st;
-	struct gsync_wire_hdr h;
-
-	memset(st.complete, 0xff, sizeof(st.complete));
-	gsync_wire_fill(g, &h, GSYNC_PKT_STATUS, be64_to_cpu(poll->seq),
-			poll->dtype, poll->op);
-	h.round = poll->round;
-	h.sched_tag = poll->sched_tag;
-	gsync_ctrl_queue_hdr(g, r, &h, &st, sizeof(st));
-}
-
-/*
- * A NACK for an operation we released: every receiver had acknowledged
- * it (or it outlived op_timeout_ms), so the data is gone. A receiver that
- * still lacks some (its STATUS was forged, or it is that late) would wait
- * for repairs that never come: tell it the operation failed. Under the
- * lock.
- */
-static void gsync_rx_stale_nack(struct gsync_group *g,
-				const struct gsync_wire_hdr *nack, unsigned int r)
+static void gsync_rx_answer_stale(struct gsync_group *g,
+				  const struct gsync_wire_hdr *pkt,
+				  unsigned int r)
 {
 	struct gsync_wire_abort a = { .error = cpu_to_be32(ECONNABORTED) };
+	struct gsync_wire_status st;
 	struct gsync_wire_hdr h;
+	bool poll = pkt->type == GSYNC_PKT_POLL;
 
-	gsync_wire_fill(g, &h, GSYNC_PKT_ABORT, be64_to_cpu(nack->seq),
-			nack->dtype, nack->op);
-	h.round = nack->round;
-	h.sched_tag = nack->sched_tag;
-	gsync_ctrl_queue_hdr(g, r, &h, &a, sizeof(a));
+	memset(st.complete, 0xff, sizeof(st.complete));
+	gsync_wire_fill(g, &h, poll ? GSYNC_PKT_STATUS : GSYNC_PKT_ABORT,
+			be64_to_cpu(pkt->seq), pkt->dtype, pkt->op);
+	h.round = pkt->round;
+	h.sched_tag = pkt->sched_tag;
+	if (poll)
+		gsync_ctrl_queue_hdr(g, r, &h, &st, sizeof(st));
+	else
+		gsync_ctrl_queue_hdr(g, r, &h, &a, sizeof(a));
 }
 
 /*
@@ -477,10 +470,9 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 	seq = be64_to_cpu(h.seq);
 	if (seq < g->base_seq) {
 		gsync_drop(g, GSYNC_DROP_STALE);
-		if (h.type == GSYNC_PKT_POLL && gsync_rx_ctl_allowed(g, r))
-			gsync_rx_stale_poll(g, &h, r);
-		else if (h.type == GSYNC_PKT_NACK && gsync_rx_ctl_allowed(g, r))
-			gsync_rx_stale_nack(g, &h, r);
+		if ((h.type == GSYNC_PKT_POLL || h.type == GSYNC_PKT_NACK) &&
+		    gsync_rx_ctl_allowed(g, r))
+			gsync_rx_answer_stale(g, &h, r);
 		return false;
 	}
 	if (seq - g->base_seq >= g->cfg.window) {
