@@ -85,9 +85,11 @@ bench:
 	@tests/bench/python-sync
 
 # Minutes of random traffic, kills, netns deletions and module reloads on
-# the debug kernel; not part of check (SOAK_MINUTES, default 10).
+# the debug kernel (unless VM_PROFILE is given); not part of check
+# (SOAK_MINUTES, default 10).
 soak:
-	@tests/soak/run --minutes $(or $(SOAK_MINUTES),10)
+	@VM_PROFILE=$(if $(filter command line environment,$(origin VM_PROFILE)),$(VM_PROFILE),debug) \
+		tests/soak/run --minutes $(or $(SOAK_MINUTES),10)
 
 clean:
 	rm -rf build
