@@ -220,7 +220,8 @@ gs_members() {
 gs_impair() {
 	local port
 	for port in $(ip -n gs-wan -o link show | sed -n 's/^[0-9]*: \(p[0-9]*\)@.*/\1/p'); do
-		tc -n gs-wan qdisc replace dev "$port" parent 1:2 handle 2: netem limit 100000 "$@"
+		tc -n gs-wan qdisc replace dev "$port" parent 1:2 handle 2: netem limit 100000 "$@" ||
+			return 1
 	done
 }
 
