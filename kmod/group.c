@@ -31,6 +31,7 @@
 #include "linger.h"
 #include "mem.h"
 #include "reduce.h"
+#include "netstats.h"
 
 #define GSYNC_DEF_WINDOW	4
 #define GSYNC_DEF_MAX_OP	(64U << 20)
@@ -288,6 +289,7 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	if (!g->engine || !g->sched)
 		goto err_free;
 	INIT_LIST_HEAD(&g->linger_node);
+	INIT_LIST_HEAD(&g->net_node);
 	INIT_WORK(&g->destroy_work, gsync_linger_destroy_work);
 	INIT_DELAYED_WORK(&g->tx_work, gsync_tx_work);
 	INIT_DELAYED_WORK(&g->repair_work, gsync_repair_work);
@@ -300,6 +302,7 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 		goto err_free;
 	WRITE_ONCE(g->usock->sk->sk_sndbuf, GSYNC_UDP_SNDBUF);
 
+	gsync_netstats_add(gsync_net(net), g);
 	/* Pairs with the acquire in /proc and poll: publish a ready group. */
 	smp_store_release(&gs->group, g);
 	queue_delayed_work(gsync_wq, &g->repair_work,
@@ -336,6 +339,8 @@ void gsync_group_destroy(struct gsync_group *g, bool from_work)
 	cancel_work_sync(&g->reduce_work);
 	/* finish the engine's jobs before their ops are freed */
 	gsync_reduce_engine_quiesce(g->engine);
+	/* Nothing counts any more: the namespace keeps the counters. */
+	gsync_netstats_fold(gsync_net(g->net), g);
 
 	/* Nothing else can reach the group now. */
 	for (i = 0; i < g->cfg.window; i++) {

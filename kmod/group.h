@@ -189,6 +189,7 @@ struct gsync_group {
 	bool dead;			/* lock: tearing down, queue nothing */
 	bool lingering;			/* lock: socket closed, serving peers */
 	struct list_head linger_node;	/* gsync_net.lingering, its lock */
+	struct list_head net_node;	/* gsync_net.groups, its lock */
 	struct work_struct destroy_work;/* ends a lingering group */
 	u64 base_seq;			/* lock: oldest seq holding a slot */
 	u64 next_seq;			/* lock: seq of the next sendmsg */

@@ -12,9 +12,11 @@
  *    it, GSYNC_JOIN (a takeover of a lingering group's endpoint) and
  *    GSYNC_SCHEDULE_PUSH take gsync_net.lock.
  *  - gsync_net.lock (mutex) protects gsync_net.socks, the list of open
- *    sockets of one network namespace, and gsync_net.lingering. It is taken
- *    in process context only (socket create/release, /proc readers, pushes,
- *    lingering). Under it, /proc and pushes take gsync_group.lock.
+ *    sockets of one network namespace, gsync_net.lingering, and the
+ *    namespace's cumulative counters (gsync_net.groups, .closed). It is
+ *    taken in process context only (socket create/release, /proc readers,
+ *    pushes, lingering, group destruction). Under it, /proc, pushes and
+ *    the cumulative counters take gsync_group.lock.
  *  - gsync_group.lock (spinlock, BH-safe) protects all transport state of
  *    a group: the operation slots, their buffers' bookkeeping, the tx
  *    queues, pacing and counters. It is taken in softirq (receive), in the
@@ -28,6 +30,7 @@
 #define GSYNC_H
 
 #include <linux/atomic.h>
+#include <linux/gsync.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -51,6 +54,11 @@ struct gsync_net {
 	/* under lock: closed groups still serving peers (linger.c) */
 	struct list_head lingering;
 	atomic64_t linger_takeovers;	/* lingering groups a JOIN ended */
+	/* under lock: every group from JOIN to destroy, and the counters
+	 * of the groups already gone (netstats.c)
+	 */
+	struct list_head groups;	/* struct gsync_group.net_node */
+	struct gsync_stats closed;
 	/* mem.c: bytes held by every group's operations, and the limits */
 	atomic64_t mem;
 	unsigned long sock_mem_max;	/* net.gsync.sock_mem_max */

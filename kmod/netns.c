@@ -52,6 +52,8 @@ static int __net_init gsync_net_init(struct net *net)
 	mutex_init(&gn->lock);
 	INIT_LIST_HEAD(&gn->socks);
 	INIT_LIST_HEAD(&gn->lingering);
+	INIT_LIST_HEAD(&gn->groups);
+	memset(&gn->closed, 0, sizeof(gn->closed));
 	atomic_set(&gn->sockets_open, 0);
 	atomic64_set(&gn->sockets_created, 0);
 	gn->next_sock_id = 0;
@@ -83,6 +85,7 @@ static void __net_exit gsync_net_exit(struct net *net)
 	gsync_proc_exit_net(net);
 	gsync_linger_reap(gn);	/* none left since pre_exit: no sockets */
 	WARN_ON_ONCE(!list_empty(&gn->socks));
+	WARN_ON_ONCE(!list_empty(&gn->groups));
 	gsync_mem_exit_net(gn);
 	mutex_destroy(&gn->lock);
 }

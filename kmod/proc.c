@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/net/gsync (one line per open socket) and /proc/net/gsync_stats
- * ("name value" counters) for each network namespace.
+ * ("name value" counters, cumulative over every group the namespace has
+ * had: netstats.c) for each network namespace.
  *
  * Locking: the socket list is walked under gsync_net.lock, held from
  * seq_start to seq_stop (process context, may sleep); each socket's group
@@ -15,6 +16,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "netstats.h"
 
 static void *gsync_seq_start(struct seq_file *seq, loff_t *pos)
 {
@@ -106,10 +108,33 @@ static const struct seq_operations gsync_seq_ops = {
 	.show = gsync_seq_show,
 };
 
+#define GSYNC_STAT(f) { #f, offsetof(struct gsync_stats, f) }
+static const struct {
+	const char *name;
+	size_t off;
+} gsync_stat_fields[] = {
+	GSYNC_STAT(ops_submitted), GSYNC_STAT(ops_completed),
+	GSYNC_STAT(ops_failed), GSYNC_STAT(tx_bytes), GSYNC_STAT(tx_packets),
+	GSYNC_STAT(rx_bytes), GSYNC_STAT(rx_packets), GSYNC_STAT(nacks_sent),
+	GSYNC_STAT(nacks_received), GSYNC_STAT(retransmits),
+	GSYNC_STAT(mcast_retransmits), GSYNC_STAT(timeouts),
+	GSYNC_STAT(mismatches), GSYNC_STAT(sched_ops), GSYNC_STAT(reduce_jobs),
+};
+static_assert(ARRAY_SIZE(gsync_stat_fields) ==
+	      offsetof(struct gsync_stats, drops) / sizeof(u64));
+
+/*
+ * The namespace's counters: sockets, memory, takeovers, then the sum over
+ * every group it has had (netstats.c), named like /proc/net/gsync's
+ * columns.
+ */
 static int gsync_stats_show(struct seq_file *seq, void *v)
 {
 	struct gsync_net *gn = gsync_net(seq_file_single_net(seq));
+	struct gsync_stats sum;
+	unsigned int groups, i;
 
+	groups = gsync_netstats_sum(gn, &sum);
 	seq_printf(seq, "sockets_open %d\n", atomic_read(&gn->sockets_open));
 	seq_printf(seq, "sockets_created %lld\n",
 		   (long long)atomic64_read(&gn->sockets_created));
@@ -117,6 +142,13 @@ static int gsync_stats_show(struct seq_file *seq, void *v)
 		   (long long)atomic64_read(&gn->mem));
 	seq_printf(seq, "linger_takeovers %lld\n",
 		   (long long)atomic64_read(&gn->linger_takeovers));
+	seq_printf(seq, "groups_live %u\n", groups);
+	for (i = 0; i < ARRAY_SIZE(gsync_stat_fields); i++)
+		seq_printf(seq, "%s %llu\n", gsync_stat_fields[i].name,
+			   *(u64 *)((char *)&sum + gsync_stat_fields[i].off));
+	for (i = 0; i < GSYNC_DROP_MAX; i++)
+		seq_printf(seq, "drop_%s %llu\n", gsync_drop_names[i],
+			   sum.drops[i]);
 	return 0;
 }
 

@@ -59,16 +59,61 @@ static uint64_t drops_total(const struct table *t, unsigned int r)
 	return sum;
 }
 
+/* Cumulative namespace counters that are not per-socket columns. */
+static const char *const ns_counters[] = { "sched_ops", "reduce_jobs", NULL };
+
+/* The namespace totals of every group it has had (/proc/net/gsync_stats). */
+static void ns_totals(const struct kv *ns)
+{
+	unsigned int i, j, n = 0;
+	uint64_t drops = 0;
+	int any = 0;
+
+	for (i = 0; i < ns->n; i++) {
+		n += in_list(counters, ns->names[i]) || in_list(ns_counters, ns->names[i]);
+		if (is_drop(ns->names[i]))
+			drops = drops > UINT64_MAX - ns->values[i] ? UINT64_MAX :
+				drops + ns->values[i];
+	}
+	if (!n)
+		return;
+	printf("namespace totals (every group since the namespace was created):\n");
+	for (j = 0; counters[j]; j++)
+		for (i = 0; i < ns->n; i++)
+			if (!strcmp(ns->names[i], counters[j]))
+				printf("  %-18s %llu\n", counters[j],
+				       (unsigned long long)ns->values[i]);
+	for (i = 0; i < ns->n; i++)
+		if (in_list(ns_counters, ns->names[i]))
+			printf("  %-18s %llu\n", ns->names[i],
+			       (unsigned long long)ns->values[i]);
+	printf("  %-18s %llu", "drops", (unsigned long long)drops);
+	for (i = 0; i < ns->n; i++) {
+		if (!is_drop(ns->names[i]) || !ns->values[i])
+			continue;
+		printf("%s%s %llu", any ? ", " : " (", ns->names[i] + 5,
+		       (unsigned long long)ns->values[i]);
+		any = 1;
+	}
+	printf("%s\n", any ? ")" : "");
+}
+
 static void stats_text(const struct ctx *c, const struct table *t,
 		       const struct kv *ns)
 {
 	unsigned int r, k, i, shown = 0;
 	int any;
 
+	/* The namespace's own gauges on one line, then (a module that has
+	 * them) its cumulative counters over every group it has had.
+	 */
 	printf("namespace:");
 	for (i = 0; i < ns->n; i++)
-		printf(" %s %llu", ns->names[i], (unsigned long long)ns->values[i]);
+		if (!in_list(counters, ns->names[i]) && !is_drop(ns->names[i]) &&
+		    !in_list(ns_counters, ns->names[i]))
+			printf(" %s %llu", ns->names[i], (unsigned long long)ns->values[i]);
 	printf("\n");
+	ns_totals(ns);
 	for (r = 0; r < t->nrows; r++) {
 		if (!row_selected(c, t, r))
 			continue;

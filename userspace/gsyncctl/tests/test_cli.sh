@@ -104,7 +104,15 @@ json "show --json: unknown numeric and text columns typed" \
 t "stats: extra columns" 0 $G "$FX/extra-columns" stats
 has "stats: a new drop reason is counted" out "drops  *11 (short 1, dup 4, checksum 6)"
 has "stats: an unknown counter is listed as other" out "rtt_us  *1234  *(other)"
-has "stats: a new namespace counter is shown" out "reduce_jobs 42"
+has "stats: a new namespace counter is shown" out "reduce_jobs  *42"
+t "stats: namespace totals of closed groups, no socket open" 0 $G "$FX/namespace-totals" stats
+has "stats: the namespace's gauges on one line" out "namespace: sockets_open 0 sockets_created 4 mem_bytes 0 linger_takeovers 1 groups_live 0$"
+has "stats: totals after every socket closed" out "ops_completed  *11"
+has "stats: totals of counters sockets do not show" out "sched_ops  *6"
+has "stats: namespace drops summed by reason" out "drops  *9 (version 2, stale 7)"
+has "stats: no sockets" out "no gsync sockets"
+t "stats --json: namespace totals" 0 $G "$FX/namespace-totals" stats --json
+json "stats --json: the totals by name" "d['namespace']['ops_completed'] == 11 and d['namespace']['drop_stale'] == 7"
 t "stats --json: extra columns" 0 $G "$FX/extra-columns" stats --json
 json "stats --json: new drop reason in drops" "d['sockets'][0]['drops']['checksum'] == 6 and d['namespace']['reduce_jobs'] == 42"
 t "show: columns in reverse order" 0 $G "$FX/reordered" show
