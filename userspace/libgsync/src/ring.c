@@ -233,10 +233,13 @@ static struct gsync_req *first(struct gsync_ring *r, enum gsync_req_state state)
 static int rechain(struct gsync_ring *r, enum gsync_req_state waiting,
 		   enum gsync_req_state head, unsigned int kind)
 {
+	unsigned int inflight = kind == KIND_SEND ? r->sends : r->recvs;
 	struct gsync_req *q = first(r, head);
 	struct io_uring_sqe *sqe;
 
-	if ((r->rechain & (1U << kind)) || !q || !first(r, waiting))
+	/* A chain as long as any can be would come back the same. */
+	if ((r->rechain & (1U << kind)) || inflight >= CHAIN_MAX || !q ||
+	    !first(r, waiting))
 		return 0;
 	sqe = io_uring_get_sqe(&r->uring);
 	if (!sqe)

@@ -277,6 +277,40 @@ static void test_chain_failure(void)
 	rig_down(&r);
 }
 
+/*
+ * More requests than the longest chain (no window known, depth 100): one
+ * chain of 64 receives waits, the rest after it, and the ring does not
+ * keep cancelling a chain that cannot grow.
+ */
+static void test_long_chains(void)
+{
+	enum { N = 100, ELEMS = 16 };
+	struct gsync_completion c[N];
+	int32_t *s[N], *d[N];
+	int i, rc = 0, good = 1;
+	struct rig r;
+
+	rig_up(&r, N, 0, 1, NULL);
+	fake_gate(r.fake, &r.fake->reply_gate, 0);
+	for (i = 0; i < N && rc == 0; i++) {
+		s[i] = fake_contrib((uint64_t)i + 1, FAKE_OK, ELEMS);
+		d[i] = calloc(ELEMS, 4);
+		rc = gsync_allreduce_submit(r.ring, (uint64_t)i + 1, s[i], d[i], ELEMS * 4,
+					    GSYNC_DTYPE_INT32, GSYNC_OP_SUM, (uint64_t)i);
+	}
+	ok(rc == 0 && r.ring->recvs == GSYNC_MAX_WINDOW && !r.ring->rechain &&
+	   !r.ring->cancels, "%d sent: a chain of %d receives waits, no cancel in flight "
+	   "(%u receives, %u cancels)", N, GSYNC_MAX_WINDOW, r.ring->recvs, r.ring->cancels);
+	fake_gate(r.fake, &r.fake->reply_gate, 1);
+	rc = reap_all(r.ring, c, N);
+	for (i = 0; i < rc; i++)
+		good &= c[i].seq == (uint64_t)i + 1 && c[i].status == 0 &&
+			fake_reduced_ok(s[i], d[i], ELEMS);
+	ok(rc == N && good, "all %d complete in order into their own buffers", N);
+	free_all(s, d, i);
+	rig_down(&r);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -413,6 +447,7 @@ int main(void)
 	test_send_chain();
 	test_recv_chain();
 	test_chain_failure();
+	test_long_chains();
 	test_exit();
 	test_stress();
 	return tap_done();
