@@ -56,6 +56,9 @@
  * socket.
  *
  * The error convention of <gsync.h> holds: 0 or a count, else -errno.
+ * The helpers keep no state outside the request, so different requests
+ * may be handled from different threads (the ring is the caller's to
+ * share, as with liburing).
  */
 #ifndef LIBGSYNC_GSYNC_URING_H
 #define LIBGSYNC_GSYNC_URING_H
