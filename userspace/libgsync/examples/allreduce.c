@@ -22,7 +22,7 @@
 static const char usage[] =
 "usage: allreduce --rank R --members ADDR,ADDR,... (--mcast ADDR | --unicast)\n"
 "                 [--size BYTES] [--dtype T] [--op OP] [--iters N] [--check]\n"
-"                 [--async [--depth D]] [other options]\n"
+"                 [--async [--auto-seq] | --uring] [--depth D] [other options]\n"
 "\n"
 "Joins an AF_GSYNC group as rank R and runs N all-reduces of BYTES bytes.\n"
 "Every rank must be started with the same member list, group, size, dtype,\n"
@@ -34,7 +34,8 @@ static const char usage[] =
 "  --mcast ADDR        multicast group and port, e.g. 239.1.1.1:7100\n"
 "  --unicast           no multicast: unicast fan-out\n"
 "  --group-id N        group id (default 1)\n"
-"  --size BYTES        operation size; suffix k or M (x1024); default 4096\n"
+"  --size BYTES[,...]  operation size; suffix k or M (x1024); default 4096;\n"
+"                      a list cycles: operation i has the (i mod n)th size\n"
 "  --dtype T           fp32 (default), bf16, fp16, int32\n"
 "  --op OP             sum (default), avg, min, max\n"
 "  --iters N           operations to run (default 10)\n"
@@ -44,14 +45,23 @@ static const char usage[] =
 "  --data KIND         small (default: exact small values) or bits (any bit\n"
 "                      pattern: NaN, Inf, subnormals)\n"
 "  --seed N            data seed (default 1)\n"
-"  --async             use the io_uring ring instead of blocking calls\n"
-"  --depth D           async: operations in flight (default 4)\n"
+"  --async             use libgsync's io_uring ring (gsync_ring) instead\n"
+"                      of blocking calls\n"
+"  --auto-seq          async: the ring numbers the operations\n"
+"                      (gsync_allreduce_submit_next)\n"
+"  --uring             this program's own io_uring with gsync_prep_*()\n"
+"  --depth D           async/uring: operations in flight (default 4; the\n"
+"                      group's window caps it)\n"
 "  --ifname NAME       egress/multicast interface (default: by route)\n"
 "  --ttl N --mtu N --window N --timeout-ms N --repair-ms N --pacing-rate B/s\n"
 "                      GSYNC_JOIN tunables (0 = kernel default)\n"
 "  --mcast-loop        ranks share a host or netns (GSYNC_JOIN_MCAST_LOOP)\n"
 "\n"
-"Output: one summary line \"allreduce: key=value ...\" on stdout.\n"
+"Output: one summary line \"allreduce: key=value ...\" on stdout: ops\n"
+"finished, the most in flight at once (inflight_max; with --check also as\n"
+"the kernel counted them, kernel_inflight_max), submissions the ring refused\n"
+"because its window was full (refused), and the socket's ops_completed and\n"
+"ops_failed counters (stats_completed, stats_failed).\n"
 "Exit status: 0 all operations succeeded (and matched with --check);\n"
 "1 a result did not match the reference; 2 usage error; 3 an operation\n"
 "failed (status ETIMEDOUT, EPROTO, ...); 4 setup failed (module not\n"
@@ -93,6 +103,30 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+/* "4k" or "4k,64k,1M": o->sizes[], o->nsizes, o->size = the largest. */
+static int parse_sizes(const char *s, struct opts *o)
+{
+	char buf[256], *tok, *save = NULL;
+	size_t v;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	o->nsizes = 0;
+	o->size = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nsizes == MAX_SIZES || parse_size(tok, &v) || !v)
+			return -1;
+		o->sizes[o->nsizes++] = v;
+		if (v > o->size)
+			o->size = v;
+	}
+	/* strtok_r skips empty fields: "4k,,8k" or ",4k" are errors too */
+	if (!o->nsizes || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		return -1;
+	return 0;
+}
+
 static int die_usage(const char *what, const char *arg)
 {
 	fprintf(stderr, "allreduce: invalid %s '%s' (see --help)\n", what,
@@ -117,7 +151,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { O_MCAST = 256, O_UNICAST, O_GROUP, O_DATA, O_SEED, O_ASYNC,
 	       O_DEPTH, O_IFNAME, O_TTL, O_MTU, O_WINDOW, O_TIMEOUT, O_REPAIR,
-	       O_PACING, O_LOOP, O_MEMBERS };
+	       O_PACING, O_LOOP, O_MEMBERS, O_AUTOSEQ, O_URING };
 	static const struct option lo[] = {
 		{ "rank", 1, NULL, 'r' }, { "members", 1, NULL, O_MEMBERS },
 		{ "mcast", 1, NULL, O_MCAST }, { "unicast", 0, NULL, O_UNICAST },
@@ -126,6 +160,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "iters", 1, NULL, 'n' }, { "check", 0, NULL, 'c' },
 		{ "data", 1, NULL, O_DATA }, { "seed", 1, NULL, O_SEED },
 		{ "async", 0, NULL, O_ASYNC }, { "depth", 1, NULL, O_DEPTH },
+		{ "auto-seq", 0, NULL, O_AUTOSEQ }, { "uring", 0, NULL, O_URING },
 		{ "ifname", 1, NULL, O_IFNAME }, { "ttl", 1, NULL, O_TTL },
 		{ "mtu", 1, NULL, O_MTU }, { "window", 1, NULL, O_WINDOW },
 		{ "timeout-ms", 1, NULL, O_TIMEOUT },
@@ -171,7 +206,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return die_usage("group id", optarg);
 			break;
 		case 's':
-			if (parse_size(optarg, &o->size) || !o->size)
+			if (parse_sizes(optarg, o))
 				return die_usage("size", optarg);
 			break;
 		case 't':
@@ -199,6 +234,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return die_usage("seed", optarg);
 			break;
 		case O_ASYNC: o->async = 1; break;
+		case O_AUTOSEQ: o->auto_seq = 1; break;
+		case O_URING: o->uring = 1; break;
 		case O_DEPTH:
 			if (set_u32(optarg, 4096, &o->depth, 32) || !o->depth)
 				return die_usage("depth", optarg);
@@ -224,8 +261,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return die_usage("command line", "--rank and --members are required");
 	if (!o->have_mcast && !(c->flags & GSYNC_JOIN_UNICAST))
 		return die_usage("command line", "one of --mcast or --unicast is required");
+	for (n = 0; n < (int)o->nsizes; n++)
+		if (o->sizes[n] % gsync_dtype_size(o->dtype))
+			return die_usage("size (not a multiple of the element size)", "");
 	if (o->size % gsync_dtype_size(o->dtype))
 		return die_usage("size (not a multiple of the element size)", "");
+	if (o->async && o->uring)
+		return die_usage("command line", "--async and --uring exclude each other");
+	if (o->auto_seq && !o->async)
+		return die_usage("command line", "--auto-seq needs --async");
 	n = gsync_config_validate(c);
 	if (n < 0) {
 		fprintf(stderr, "allreduce: invalid group configuration: %s\n",
@@ -247,8 +291,12 @@ int main(int argc, char **argv)
 {
 	struct opts o;
 	struct gsync_info info;
+	struct gsync_stats stats;
+	struct run_stats st = { .info_fd = -1 };
+	unsigned int window = 0;
 	uint64_t seq0 = 1;
-	double t0, dt;
+	double t0, dt, bytes = 0;
+	const char *mode;
 	int fd, rc;
 
 	memset(&o, 0, sizeof(o));
@@ -267,8 +315,13 @@ int main(int argc, char **argv)
 		return EX_SETUP;
 	}
 	/* The first seq is 1 by the ABI; ask anyway, it costs nothing. */
-	if (gsync_get_info(fd, &info) == 0 && info.next_seq)
-		seq0 = info.next_seq;
+	if (gsync_get_info(fd, &info) == 0) {
+		if (info.next_seq)
+			seq0 = info.next_seq;
+		window = info.window;
+	}
+	if (o.check)
+		st.info_fd = fd;
 	if (o.async) {
 		struct gsync_ring *ring;
 
@@ -279,23 +332,39 @@ int main(int argc, char **argv)
 			return EX_SETUP;
 		}
 		t0 = now();
-		rc = run_async(&o, ring, seq0);
+		rc = run_async(&o, ring, seq0, &st);
 		dt = now() - t0;
 		gsync_ring_exit(ring);
+		mode = o.auto_seq ? "async-auto-seq" : "async";
+	} else if (o.uring) {
+		t0 = now();
+		rc = run_uring(&o, fd, seq0, window && window < o.depth ? window : o.depth, &st);
+		dt = now() - t0;
+		mode = "uring";
 	} else {
 		t0 = now();
-		rc = run_blocking(&o, fd, seq0);
+		rc = run_blocking(&o, fd, seq0, &st);
 		dt = now() - t0;
+		mode = "blocking";
 	}
+	memset(&stats, 0, sizeof(stats));
+	gsync_get_stats(fd, &stats);
 	close(fd);
+	for (uint64_t it = 0; it < o.iters; it++)
+		bytes += (double)op_size(&o, it);
 	printf("allreduce: rank=%u nranks=%u dtype=%s op=%s bytes=%zu iters=%llu "
 	       "mode=%s time_s=%.6f per_op_us=%.1f algbw_MBps=%.2f check=%s "
-	       "result=%s\n", o.cfg.rank, o.cfg.nranks, gsync_dtype_name(o.dtype),
+	       "result=%s ops=%llu inflight_max=%u kernel_inflight_max=%u "
+	       "refused=%llu stats_completed=%llu stats_failed=%llu\n",
+	       o.cfg.rank, o.cfg.nranks, gsync_dtype_name(o.dtype),
 	       gsync_op_name(o.op), o.size, (unsigned long long)o.iters,
-	       o.async ? "async" : "blocking", dt, dt * 1e6 / (double)o.iters,
-	       dt > 0 ? (double)o.size * (double)o.iters / dt / 1e6 : 0.0,
-	       o.check ? "yes" : "no",
+	       mode, dt, dt * 1e6 / (double)o.iters,
+	       dt > 0 ? bytes / dt / 1e6 : 0.0, o.check ? "yes" : "no",
 	       rc == EX_OK ? "ok" : rc == EX_MISMATCH ? "mismatch" :
-	       rc == EX_OPFAIL ? "failed" : "error");
+	       rc == EX_OPFAIL ? "failed" : "error",
+	       (unsigned long long)st.ops, st.inflight_max, st.kernel_inflight_max,
+	       (unsigned long long)st.refused,
+	       (unsigned long long)stats.ops_completed,
+	       (unsigned long long)stats.ops_failed);
 	return rc;
 }

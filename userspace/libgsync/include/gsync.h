@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define LIBGSYNC_VERSION_MAJOR 0
-#define LIBGSYNC_VERSION_MINOR 1
+#define LIBGSYNC_VERSION_MINOR 2
 
 /* ---- module and socket ---------------------------------------------------- */
 
@@ -260,19 +260,39 @@ int gsync_get_pacing_rate(int fd, uint64_t *bytes_per_sec);
  * one IORING_OP_SENDMSG (contribution + GSYNC_CMSG_OP) followed by one
  * IORING_OP_RECVMSG (result + GSYNC_CMSG_RESULT). The library owns the
  * msghdr, iovec and control buffers of each request until it completes.
+ * (A program that runs its own io_uring can put the same operations on it
+ * instead: <gsync_uring.h>.)
  *
- * Ordering: the kernel requires sends in seq order and returns results
- * oldest first, and io_uring does not order independent requests on one
- * socket. So the ring keeps at most one SENDMSG and one RECVMSG in flight,
- * issuing the next when the previous completes, and a receive is always for
- * the oldest request whose send succeeded. Completions are reported
- * strictly in submission order (a request whose send failed waits for the
- * requests before it).
+ * In flight: up to the group's window of requests (gsync_info.window,
+ * read with GSYNC_INFO once the socket is joined), at most DEPTH, are
+ * accepted unreaped; the next submission is refused with -EAGAIN until
+ * one is reaped. Nothing blocks and nothing waits in the library for a
+ * turn: every accepted request goes to the kernel at once. The kernel
+ * takes sends strictly in seq order and returns results oldest first, and
+ * io_uring does not order independent requests on one socket, so the
+ * sends go out as one IOSQE_IO_LINK chain and the receives as another
+ * (each link starts inside the kernel when the one before it completed).
+ * The kernel counts an operation against the window until every peer has
+ * acknowledged it, so a send can wait briefly inside io_uring for room.
  *
- * Progress happens inside gsync_allreduce_submit() and gsync_reap(); call
+ * Completions: each result's GSYNC_CMSG_RESULT seq is checked against its
+ * request's (EBADMSG if they differ), and completions are reported in
+ * submission order, which is seq order and the order the kernel delivers
+ * results in (a request whose send failed waits for the requests before
+ * it).
+ *
+ * Sequence numbers: gsync_allreduce_submit() takes the caller's seq;
+ * gsync_allreduce_submit_next() numbers requests itself, starting at the
+ * socket's gsync_info.next_seq (1 if the socket cannot say) and
+ * continuing after the last seq submitted either way, so both can be
+ * mixed. A send the kernel refused (e.g. ENOBUFS) does not consume its
+ * seq in the kernel; later requests then fail with EINVAL. Resynchronise
+ * with gsync_get_info() and explicit seqs.
+ *
+ * Progress happens inside the submit calls and gsync_reap(); call
  * gsync_reap() regularly (or when gsync_ring_fd() is readable).
- * Both buffers passed to gsync_allreduce_submit() must stay valid (and
- * sendbuf unmodified) until the request is reaped.
+ * Both buffers passed to a submit call must stay valid (and sendbuf
+ * unmodified) until the request is reaped.
  */
 struct gsync_ring;
 
@@ -289,9 +309,9 @@ struct gsync_completion {
 
 /*
  * Create a ring for socket FD with DEPTH request slots (1..4096; more than
- * the socket's window is pointless). *ringp gets the ring. -ENOMEM, -EINVAL,
- * or io_uring_queue_init()'s error (-ENOSYS, -EPERM when io_uring is
- * disabled).
+ * the group's window are never used). FD may be joined later. *ringp gets
+ * the ring. -ENOMEM, -EINVAL, or io_uring_queue_init()'s error (-ENOSYS,
+ * -EPERM when io_uring is disabled).
  */
 int gsync_ring_init(struct gsync_ring **ringp, int fd, unsigned int depth);
 
@@ -302,15 +322,37 @@ int gsync_ring_init(struct gsync_ring **ringp, int fd, unsigned int depth);
 void gsync_ring_exit(struct gsync_ring *ring);
 
 /*
- * Queue an all-reduce. Returns 0, -EAGAIN if all DEPTH slots are busy
- * (reap first), -EINVAL for bad arguments (unknown dtype/op, len not a
- * multiple of the element size, len 0), or an io_uring error. sendbuf and
- * recvbuf must not overlap unless equal.
+ * Queue an all-reduce with sequence number SEQ. Returns 0, -EAGAIN if
+ * gsync_ring_window() requests are unreaped (reap first), -EINVAL for bad
+ * arguments (seq 0, unknown dtype/op, len not a multiple of the element
+ * size, len 0), or an io_uring error. sendbuf and recvbuf must not overlap
+ * unless equal.
  */
 int gsync_allreduce_submit(struct gsync_ring *ring, uint64_t seq,
 			   const void *sendbuf, void *recvbuf, size_t len,
 			   unsigned int dtype, unsigned int op,
 			   uint64_t user_data);
+
+/*
+ * As gsync_allreduce_submit() with the ring's next sequence number
+ * (gsync_ring_next_seq()); *seqp (if not NULL) gets it on success.
+ */
+int gsync_allreduce_submit_next(struct gsync_ring *ring, const void *sendbuf,
+				void *recvbuf, size_t len, unsigned int dtype,
+				unsigned int op, uint64_t user_data,
+				uint64_t *seqp);
+
+/*
+ * The seq gsync_allreduce_submit_next() would take now; 0 for a NULL ring.
+ */
+uint64_t gsync_ring_next_seq(struct gsync_ring *ring);
+
+/*
+ * How many requests the ring accepts unreaped: the group's window, at most
+ * DEPTH; DEPTH while the socket cannot report its window (not joined yet).
+ * 0 for a NULL ring.
+ */
+unsigned int gsync_ring_window(struct gsync_ring *ring);
 
 /*
  * Move up to MAX finished requests, oldest first, into OUT. With WAIT != 0

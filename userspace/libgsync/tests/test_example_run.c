@@ -36,7 +36,7 @@ struct fake {
 static void *fake_main(void *arg)
 {
 	struct fake *f = arg;
-	size_t esz = gsync_dtype_size(f->o->dtype), n = f->o->size / esz;
+	size_t esz = gsync_dtype_size(f->o->dtype), n;
 	char *in = malloc(NRANKS * f->o->size), *out = malloc(f->o->size);
 	const void *inp[NRANKS];
 	ssize_t got;
@@ -47,6 +47,7 @@ static void *fake_main(void *arg)
 		got = recv(f->fd, in + ME * f->o->size, f->o->size, 0);
 		if (got <= 0)
 			break;
+		n = (size_t)got / esz;
 		for (j = 0; j < NRANKS; j++) {
 			inp[j] = in + j * f->o->size;
 			if (j != ME)
@@ -55,7 +56,7 @@ static void *fake_main(void *arg)
 		}
 		reference_reduce(out, inp, NRANKS, n, f->o->dtype, f->o->op);
 		if ((int64_t)it == f->corrupt_iter)
-			out[f->o->size / 2] ^= 1;
+			out[got / 2] ^= 1;
 		pthread_mutex_lock(&f->lock);
 		f->q[f->qt++ % 64] = (struct gsync_op_result){
 			.seq = 1 + it, .len = (uint64_t)got,
@@ -85,9 +86,13 @@ static int decode(void *arg, int res, const struct msghdr *msg,
 	return rc;
 }
 
-/* Run the example's async loop against the fake: its EX_* code, or
- * 1000 + errno if no io_uring. */
-static int run(struct opts *o, int64_t corrupt_iter, int64_t fail_iter)
+/*
+ * Run one of the example's io_uring loops against the fake: its EX_* code,
+ * or 1000 + errno if no io_uring. MODE: 'a' the library's ring, 'u' the
+ * program's own ring (gsync_prep_*()). *ST gets the loop's observations.
+ */
+static int run_mode(struct opts *o, int64_t corrupt_iter, int64_t fail_iter,
+		    int mode, struct run_stats *st)
 {
 	struct gsync_ring *ring;
 	struct fake f;
@@ -112,15 +117,29 @@ static int run(struct opts *o, int64_t corrupt_iter, int64_t fail_iter)
 		return 1000 - rc;	/* apart from the EX_* codes */
 	}
 	gsync_ring_set_decoder(ring, decode, &f);
+	gsync_prep_set_decoder(decode, &f);
+	memset(st, 0, sizeof(*st));
+	st->info_fd = -1;
 	pthread_create(&thr, NULL, fake_main, &f);
-	rc = run_async(o, ring, 1);
+	if (mode == 'u')
+		rc = run_uring(o, sv[0], 1, o->depth, st);
+	else
+		rc = run_async(o, ring, 1, st);
 	gsync_ring_exit(ring);
+	gsync_prep_set_decoder(NULL, NULL);
 	shutdown(sv[0], SHUT_RDWR);
 	pthread_join(thr, NULL);
 	close(sv[0]);
 	close(sv[1]);
 	pthread_mutex_destroy(&f.lock);
 	return rc;
+}
+
+static int run(struct opts *o, int64_t corrupt_iter, int64_t fail_iter)
+{
+	struct run_stats st;
+
+	return run_mode(o, corrupt_iter, fail_iter, 'a', &st);
 }
 
 static void base(struct opts *o, unsigned int dtype, unsigned int op,
@@ -166,6 +185,40 @@ int main(void)
 	o.depth = 1;
 	o.iters = 50;
 	ok(run(&o, -1, -1) == EX_OK, "depth 1, 50 iterations");
+	{
+		struct run_stats st;
+		const size_t sizes[] = { 4096, 256, 40000 * 4, 6 };
+
+		base(&o, GSYNC_DTYPE_BF16, GSYNC_OP_SUM, 0);
+		memcpy(o.sizes, sizes, sizeof(sizes));
+		o.nsizes = 4;
+		o.size = 40000 * 4;
+		o.depth = 8;
+		o.iters = 30;
+		o.auto_seq = 1;
+		rc = run_mode(&o, -1, -1, 'a', &st);
+		ok(rc == EX_OK && st.ops == 30 && st.inflight_max == 8,
+		   "ring, library-numbered seqs, 4 sizes cycling, depth 8: 30 match, "
+		   "%u in flight at most", st.inflight_max);
+		rc = run_mode(&o, -1, -1, 'u', &st);
+		ok(rc == EX_OK && st.ops == 30 && st.inflight_max == 8,
+		   "own ring (gsync_prep_*), same: 30 match, %u in flight at most",
+		   st.inflight_max);
+		for (d = 0; d < GSYNC_DTYPE_MAX; d++) {
+			base(&o, d, (d + 1) % GSYNC_REDOP_MAX, 4096 + 2 * gsync_dtype_size(d));
+			o.kind = d & 1 ? PATTERN_SMALL : PATTERN_BITS;
+			o.depth = 5;
+			ok(run_mode(&o, -1, -1, 'u', &st) == EX_OK && st.ops == 12,
+			   "own ring, %s %s, 12 iterations, 5 in flight: all match",
+			   gsync_dtype_name(d), gsync_op_name(o.op));
+		}
+		base(&o, GSYNC_DTYPE_FP16, GSYNC_OP_SUM, 2000);
+		o.depth = 6;
+		ok(run_mode(&o, 7, -1, 'u', &st) == EX_MISMATCH,
+		   "own ring: one flipped bit in iteration 7 is a mismatch");
+		ok(run_mode(&o, -1, 4, 'u', &st) == EX_OPFAIL && st.ops == 4,
+		   "own ring: ETIMEDOUT on iteration 4 is an operation failure after 4 good ones");
+	}
 	{
 		char *buf = malloc(1024);
 

@@ -204,7 +204,7 @@ static void test_basic(void)
 				  GSYNC_OP_SUM, 0) == -EAGAIN,
 	   "a 9th request is -EAGAIN while 8 are unreaped");
 	/* Slot 0's send control message is what the kernel will read. */
-	cm = CMSG_FIRSTHDR(&r.ring->reqs[0].smsg);
+	cm = CMSG_FIRSTHDR(&r.ring->reqs[0].io.smsg);
 	memcpy(&desc, CMSG_DATA(cm), sizeof(desc));
 	ok(cm->cmsg_level == SOL_GSYNC && cm->cmsg_type == GSYNC_CMSG_OP &&
 	   desc.seq == 1 && desc.dtype == GSYNC_DTYPE_INT32 && desc.op == GSYNC_OP_SUM,
