@@ -53,7 +53,6 @@ static int __net_init gsync_net_init(struct net *net)
 	INIT_LIST_HEAD(&gn->socks);
 	INIT_LIST_HEAD(&gn->lingering);
 	INIT_LIST_HEAD(&gn->groups);
-	memset(&gn->closed, 0, sizeof(gn->closed));
 	atomic_set(&gn->sockets_open, 0);
 	atomic64_set(&gn->sockets_created, 0);
 	gn->next_sock_id = 0;

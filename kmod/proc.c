@@ -43,11 +43,43 @@ static void gsync_seq_stop(struct seq_file *seq, void *v)
 static const char *const gsync_drop_names[] = GSYNC_DROP_NAMES;
 static_assert(ARRAY_SIZE(gsync_drop_names) == GSYNC_DROP_MAX);
 
+#define GSYNC_STAT(f) { #f, offsetof(struct gsync_stats, f) }
+static const struct {
+	const char *name;
+	size_t off;
+} gsync_stat_fields[] = {
+	GSYNC_STAT(ops_submitted), GSYNC_STAT(ops_completed),
+	GSYNC_STAT(ops_failed), GSYNC_STAT(tx_bytes), GSYNC_STAT(tx_packets),
+	GSYNC_STAT(rx_bytes), GSYNC_STAT(rx_packets), GSYNC_STAT(nacks_sent),
+	GSYNC_STAT(nacks_received), GSYNC_STAT(retransmits),
+	GSYNC_STAT(mcast_retransmits), GSYNC_STAT(timeouts),
+	GSYNC_STAT(mismatches), GSYNC_STAT(sched_ops), GSYNC_STAT(reduce_jobs),
+};
+static_assert(ARRAY_SIZE(gsync_stat_fields) ==
+	      offsetof(struct gsync_stats, drops) / sizeof(u64));
+
+/*
+ * The table follows struct gsync_stats's order; /proc/net/gsync puts
+ * sched_tag and sched_rounds before sched_ops.
+ */
+#define GSYNC_STAT_SCHED_COL \
+	(offsetof(struct gsync_stats, sched_ops) / sizeof(u64))
+
+static u64 gsync_stat_get(const struct gsync_stats *st, unsigned int i)
+{
+	return *(const u64 *)((const char *)st + gsync_stat_fields[i].off);
+}
+
 static void gsync_seq_header(struct seq_file *seq)
 {
-	int i;
+	unsigned int i;
 
-	seq_puts(seq, "id inode uid state group rank nranks next_seq inflight ops_submitted ops_completed ops_failed tx_bytes tx_packets rx_bytes rx_packets nacks_sent nacks_received retransmits mcast_retransmits timeouts mismatches sched_tag sched_rounds sched_ops reduce_jobs");
+	seq_puts(seq, "id inode uid state group rank nranks next_seq inflight");
+	for (i = 0; i < ARRAY_SIZE(gsync_stat_fields); i++) {
+		if (i == GSYNC_STAT_SCHED_COL)
+			seq_puts(seq, " sched_tag sched_rounds");
+		seq_printf(seq, " %s", gsync_stat_fields[i].name);
+	}
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, " drop_%s", gsync_drop_names[i]);
 	seq_putc(seq, '\n');
@@ -62,7 +94,7 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 	u64 group = 0, next_seq = 0, inflight = 0;
 	u16 rank = 0, nranks = 0, rounds = 0;
 	u64 tag = 0;
-	int i;
+	unsigned int i;
 
 	if (v == &gn->socks) {
 		gsync_seq_header(seq);
@@ -88,13 +120,11 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(&gs->sk)),
 		   g ? "joined" : "unconfigured", group, rank, nranks,
 		   next_seq, inflight);
-	seq_printf(seq, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   st.ops_submitted, st.ops_completed, st.ops_failed,
-		   st.tx_bytes, st.tx_packets, st.rx_bytes, st.rx_packets,
-		   st.nacks_sent, st.nacks_received, st.retransmits,
-		   st.mcast_retransmits, st.timeouts, st.mismatches);
-	seq_printf(seq, " 0x%016llx %u %llu %llu", tag, rounds, st.sched_ops,
-		   st.reduce_jobs);
+	for (i = 0; i < ARRAY_SIZE(gsync_stat_fields); i++) {
+		if (i == GSYNC_STAT_SCHED_COL)
+			seq_printf(seq, " 0x%016llx %u", tag, rounds);
+		seq_printf(seq, " %llu", gsync_stat_get(&st, i));
+	}
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, " %llu", st.drops[i]);
 	seq_putc(seq, '\n');
@@ -107,21 +137,6 @@ static const struct seq_operations gsync_seq_ops = {
 	.stop = gsync_seq_stop,
 	.show = gsync_seq_show,
 };
-
-#define GSYNC_STAT(f) { #f, offsetof(struct gsync_stats, f) }
-static const struct {
-	const char *name;
-	size_t off;
-} gsync_stat_fields[] = {
-	GSYNC_STAT(ops_submitted), GSYNC_STAT(ops_completed),
-	GSYNC_STAT(ops_failed), GSYNC_STAT(tx_bytes), GSYNC_STAT(tx_packets),
-	GSYNC_STAT(rx_bytes), GSYNC_STAT(rx_packets), GSYNC_STAT(nacks_sent),
-	GSYNC_STAT(nacks_received), GSYNC_STAT(retransmits),
-	GSYNC_STAT(mcast_retransmits), GSYNC_STAT(timeouts),
-	GSYNC_STAT(mismatches), GSYNC_STAT(sched_ops), GSYNC_STAT(reduce_jobs),
-};
-static_assert(ARRAY_SIZE(gsync_stat_fields) ==
-	      offsetof(struct gsync_stats, drops) / sizeof(u64));
 
 /*
  * The namespace's counters: sockets, memory, takeovers, then the sum over
@@ -145,7 +160,7 @@ static int gsync_stats_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "groups_live %u\n", groups);
 	for (i = 0; i < ARRAY_SIZE(gsync_stat_fields); i++)
 		seq_printf(seq, "%s %llu\n", gsync_stat_fields[i].name,
-			   *(u64 *)((char *)&sum + gsync_stat_fields[i].off));
+			   gsync_stat_get(&sum, i));
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, "drop_%s %llu\n", gsync_drop_names[i],
 			   sum.drops[i]);
