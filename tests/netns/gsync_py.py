@@ -303,6 +303,9 @@ def main():
                      "check the results against it")
     run.add_argument("--ready-fifo", metavar="PATH",
                      help="write 'joined' to PATH once joined")
+    run.add_argument("--go-fifo", metavar="PATH",
+                     help="once joined (and ready written), wait for a line "
+                     "from PATH before the first operation")
     run.add_argument("--stop-after", type=int, default=0,
                      help="exit abruptly after completing this many operations")
     a = ap.parse_args()
@@ -317,6 +320,9 @@ def main():
     if a.ready_fifo:
         with open(a.ready_fifo, "w") as f:
             f.write("joined\n")
+    if a.go_fifo:
+        with open(a.go_fifo) as f:
+            f.readline()
     n = len(members)
     blob = None
     switches = {int(x.split(":", 1)[0]): x.split(":", 1)[1] for x in a.switch}

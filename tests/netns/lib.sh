@@ -229,20 +229,45 @@ gs_impair() {
 # island order) with ARGS, wait for all, print one TAP line per rank, and a
 # line saying whether all ranks computed the same bits. Per-rank extra
 # arguments can be given in the array GS_RANK_ARGS[rank].
+# The ranks start their first operation together, once every one has
+# joined, as a job does after its launcher's rendezvous: gsync's JOIN is
+# no rendezvous, and op_timeout_ms must exceed the skew between ranks'
+# submissions (docs/transport.md), while starting Python processes skews
+# them by seconds on the debug kernel.
 gs_group() {
-	local out=$1 desc=$2 r=0 id pids=() rc ok=0
+	local out=$1 desc=$2 r=0 id pids=() rc ok=0 line fd
+	local -a rfd=() gfd=()
 	shift 2
 	mkdir -p "$out"
 	for id in $(gs_ids); do
+		rm -f "$out/ready$r" "$out/go$r"
+		mkfifo "$out/ready$r" "$out/go$r"
+		# Held read-write by us: neither side's open blocks.
+		exec {fd}<>"$out/ready$r"
+		rfd[r]=$fd
+		exec {fd}<>"$out/go$r"
+		gfd[r]=$fd
 		# shellcheck disable=SC2086
 		gs_exec "$id" python3 tests/netns/gsync_py.py run --rank "$r" "$@" \
+			--ready-fifo "$out/ready$r" --go-fifo "$out/go$r" \
 			${GS_RANK_ARGS[$r]:-} > "$out/rank$r" 2>&1 &
 		pids+=($!)
 		r=$(( r + 1 ))
 	done
+	# Every rank joined (or died trying: then the others time out).
+	for r in "${!pids[@]}"; do
+		until read -r -t 5 -u "${rfd[r]}" line; do
+			kill -0 "${pids[r]}" 2>/dev/null || break
+		done
+	done
+	for r in "${!pids[@]}"; do
+		echo go >&"${gfd[r]}"
+	done
 	for r in "${!pids[@]}"; do
 		wait "${pids[r]}"
 		rc=$?
+		fd=${rfd[r]}; exec {fd}>&-
+		fd=${gfd[r]}; exec {fd}>&-
 		if [ "$rc" = 0 ]; then
 			echo "ok - $desc: rank $r"
 		else
