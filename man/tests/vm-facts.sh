@@ -80,6 +80,10 @@ fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read
 inflight = [s for s in fams["gsync_inflight_operations"].samples if s.labels["group"] == "0x4d"]
 assert len(inflight) == 1 and inflight[0].value == 1 and inflight[0].labels["rank"] == "0", inflight
 assert fams["gsync_operations_submitted"].type == "counter"   # the parser strips _total
+# Every line of the real /proc/net/gsync_stats has a family of its own.
+assert fams["gsync_namespace_operations_submitted"].type == "counter"
+assert fams["gsync_memory_bytes"].type == "gauge" and fams["gsync_groups_live"].type == "gauge"
+assert "gsync_namespace_stat" not in fams, fams.get("gsync_namespace_stat")
 PY
 gs_exec i1 python3 tests/netns/gsync_py.py run --rank 1 --members "$m" --mcast 239.77.5.7:7501 \
 	--group 77 --dtypes fp32 --ops sum --sizes 5000 --timeout-ms 60000 > "$tmp/early1" 2>&1

@@ -9,6 +9,15 @@
  * Columns are looked up by name like everywhere in gsyncctl; a column the
  * module lacks leaves its family out, a numeric column this version does
  * not know becomes a gsync_socket_<column> gauge.
+ *
+ * The lines of /proc/net/gsync_stats (labelled netns only) each get a
+ * family of their own: the namespace's gauges and counters (ns_metrics),
+ * its per-group counters summed over every group it has had as
+ * gsync_namespace_<the per-socket family's name> (from metrics[], so
+ * name, help and type follow the per-socket family), drop_<reason> as
+ * gsync_namespace_drops_total{reason}. A line this version does not know
+ * stays exported, as gsync_namespace_stat{name}. Every line is classified
+ * once (ns_family), so none is exported twice or lost.
  */
 #include <stdio.h>
 #include <string.h>
@@ -150,47 +159,125 @@ static int numeric_col(const struct table *t, unsigned int k)
 	return 1;
 }
 
+/*
+ * /proc/net/gsync_stats lines with a family of their own, besides the
+ * per-group counters (metrics[]) and drop_<reason>.
+ */
+static const struct metric ns_metrics[] = {
+	{ "sockets_open", "gsync_sockets_open", "gauge",
+	  "AF_GSYNC sockets open in the network namespace." },
+	{ "sockets_created", "gsync_sockets_created_total", "counter",
+	  "AF_GSYNC sockets created since the network namespace was." },
+	{ "mem_bytes", "gsync_memory_bytes", "gauge",
+	  "Kernel memory the namespace's gsync operations hold now." },
+	{ "linger_takeovers", "gsync_linger_takeovers_total", "counter",
+	  "Lingering groups of closed sockets ended by a GSYNC_JOIN on their "
+	  "endpoint." },
+	{ "groups_live", "gsync_groups_live", "gauge",
+	  "Groups of open or lingering sockets in the network namespace." },
+	{ NULL, NULL, NULL, NULL },
+};
+
+#define DROPS_HELP "Received packets dropped, by reason (enum gsync_drop_reason)."
+#define NS_SUM_HELP \
+	" Summed over every group the namespace has had, closed ones included."
+
+/* The family a /proc/net/gsync_stats line is exported in. */
+struct ns_fam {
+	char name[160];
+	const char *type;
+	const char *help, *help2;	/* HELP is help then help2 */
+	const char *label, *value;	/* the label besides netns, or NULL */
+};
+
+static void ns_family(const char *line, struct ns_fam *f)
+{
+	unsigned int i;
+
+	f->help2 = "";
+	f->label = f->value = NULL;
+	for (i = 0; ns_metrics[i].col; i++)
+		if (!strcmp(line, ns_metrics[i].col)) {
+			snprintf(f->name, sizeof(f->name), "%s", ns_metrics[i].name);
+			f->type = ns_metrics[i].type;
+			f->help = ns_metrics[i].help;
+			return;
+		}
+	/* The per-group counters; a line named like a per-socket gauge
+	 * (next_seq, inflight) would be no sum of it: it stays generic.
+	 */
+	for (i = 0; metrics[i].col; i++)
+		if (!strcmp(line, metrics[i].col) &&
+		    !strcmp(metrics[i].type, "counter")) {
+			snprintf(f->name, sizeof(f->name), "gsync_namespace_%s",
+				 metrics[i].name + strlen("gsync_"));
+			f->type = metrics[i].type;
+			f->help = metrics[i].help;
+			f->help2 = NS_SUM_HELP;
+			return;
+		}
+	if (!strncmp(line, "drop_", 5) && line[5]) {
+		snprintf(f->name, sizeof(f->name), "gsync_namespace_drops_total");
+		f->type = "counter";
+		f->help = DROPS_HELP;
+		f->help2 = NS_SUM_HELP;
+		f->label = "reason";
+		f->value = line + 5;
+		return;
+	}
+	/* A line of a newer module: kept, under its name. */
+	snprintf(f->name, sizeof(f->name), "gsync_namespace_stat");
+	f->type = "gauge";
+	f->help = "A /proc/net/gsync_stats line this gsyncctl does not know, "
+		  "by name.";
+	f->label = "name";
+	f->value = line;
+}
+
+/*
+ * Every line of /proc/net/gsync_stats once, in the file's order, each
+ * family where its first line is, with all its lines (a family's series
+ * must follow its TYPE line without another family between).
+ */
+static void stats_namespace(const char *netns, const struct kv *ns)
+{
+	struct ns_fam f, g;
+	unsigned int i, j;
+
+	for (i = 0; i < ns->n; i++) {
+		ns_family(ns->names[i], &f);
+		for (j = 0; j < i; j++) {
+			ns_family(ns->names[j], &g);
+			if (!strcmp(f.name, g.name))
+				break;
+		}
+		if (j < i)
+			continue;	/* printed at its first line */
+		printf("# HELP %s %s%s\n# TYPE %s %s\n", f.name, f.help, f.help2,
+		       f.name, f.type);
+		for (j = i; j < ns->n; j++) {
+			ns_family(ns->names[j], &g);
+			if (strcmp(f.name, g.name))
+				continue;
+			printf("%s{", g.name);
+			put_label("netns", netns, 1);
+			if (g.label)
+				put_label(g.label, g.value, 0);
+			printf("} %llu\n", (unsigned long long)ns->values[j]);
+		}
+	}
+}
+
 void stats_prometheus(const struct ctx *c, const struct table *t,
 		      const struct kv *ns)
 {
 	static const char *const states[] = { "unconfigured", "joined", "failed", NULL };
 	const char *netns = c->netns ? c->netns : "";
-	unsigned int i, k, r, n, other = 0;
+	unsigned int i, k, r, n;
 	char name[160];
 	int first;
 
-	family("gsync_sockets_open", "gauge",
-	       "AF_GSYNC sockets open in the network namespace.");
-	for (i = 0; i < ns->n; i++)
-		if (!strcmp(ns->names[i], "sockets_open")) {
-			printf("gsync_sockets_open{");
-			put_label("netns", netns, 1);
-			printf("} %llu\n", (unsigned long long)ns->values[i]);
-		}
-	family("gsync_sockets_created_total", "counter",
-	       "AF_GSYNC sockets created since the network namespace was.");
-	for (i = 0; i < ns->n; i++)
-		if (!strcmp(ns->names[i], "sockets_created")) {
-			printf("gsync_sockets_created_total{");
-			put_label("netns", netns, 1);
-			printf("} %llu\n", (unsigned long long)ns->values[i]);
-		}
-	for (i = 0; i < ns->n; i++)
-		other += strcmp(ns->names[i], "sockets_open") &&
-			 strcmp(ns->names[i], "sockets_created");
-	if (other) {
-		family("gsync_namespace_stat", "gauge",
-		       "Other lines of /proc/net/gsync_stats, by name.");
-		for (i = 0; i < ns->n; i++) {
-			if (!strcmp(ns->names[i], "sockets_open") ||
-			    !strcmp(ns->names[i], "sockets_created"))
-				continue;
-			printf("gsync_namespace_stat{");
-			put_label("netns", netns, 1);
-			put_label("name", ns->names[i], 0);
-			printf("} %llu\n", (unsigned long long)ns->values[i]);
-		}
-	}
+	stats_namespace(netns, ns);
 
 	/* Sockets per state: the known states always, others as found. */
 	family("gsync_sockets", "gauge", "gsync sockets of the namespace by state.");
@@ -250,8 +337,7 @@ void stats_prometheus(const struct ctx *c, const struct table *t,
 		if (strncmp(t->cols[k], "drop_", 5) || !t->cols[k][5])
 			continue;
 		if (first)
-			family("gsync_drops_total", "counter",
-			       "Received packets dropped, by reason (enum gsync_drop_reason).");
+			family("gsync_drops_total", "counter", DROPS_HELP);
 		first = 0;
 		series(c, t, k, "gsync_drops_total", "reason", t->cols[k] + 5);
 	}

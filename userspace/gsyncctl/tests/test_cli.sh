@@ -232,11 +232,17 @@ t "schedule load of JSON without the module exits 3" 3 $BIN $NOFAM schedule load
 t "schedule clear without the module exits 3" 3 $BIN $NOFAM schedule clear --group 42
 has "clear: says the module is not loaded" err "not loaded"
 # ---- stats --format prometheus ----
-# prom CHECK: the last stdout parses as the Prometheus text format
-# (python3-prometheus-client's parser, or a line-syntax check without it),
-# then the python expression CHECK over v = {(name, labels...): value}.
-prom() {
-	if python3 - "$TMP/out" "$2" > "$TMP/py" 2>&1 <<'PY'
+# promcheck FILE CHECK: FILE parses as the Prometheus text format 0.0.4 (a
+# strict line check, then python3-prometheus-client's parser when Debian's
+# python3 has it: a python3 earlier in PATH may not), then the python
+# expression CHECK over v = {(name, labels...): value} and types = {name:
+# type}. Exit 0 if all hold; what failed on stdout.
+PYPROM=python3
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import prometheus_client' 2>/dev/null; then PYPROM=$p; break; fi
+done
+promcheck() {
+	"$PYPROM" - "$1" "$2" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 v, types, helps = {}, {}, {}
@@ -246,6 +252,7 @@ for ln in text.splitlines():
         _, kind, name, rest = ln.split(" ", 3)
         d = helps if kind == "HELP" else types
         assert name not in d, "family %s declared twice" % name
+        assert kind == "HELP" or name in helps, "%s: TYPE without HELP before it" % name
         d[name] = rest
         continue
     m = line_re.match(ln)
@@ -253,10 +260,12 @@ for ln in text.splitlines():
     name = m.group(1)
     assert name in types, "%s has no TYPE" % name
     assert name == list(types)[-1], "%s not next to its TYPE (family split)" % name
-    labels = tuple(sorted(re.findall(r'([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"', m.group(2))))
-    key = (name,) + labels
+    pairs = re.findall(r'([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"', m.group(2))
+    assert len(set(k for k, _ in pairs)) == len(pairs), "label twice: %r" % ln
+    key = (name,) + tuple(sorted(pairs))
     assert key not in v, "duplicate series %s" % (key,)
     v[key] = float(m.group(3))
+assert set(helps) == set(types), "HELP without TYPE: %s" % (set(helps) - set(types))
 for n, t in types.items():
     assert t in ("counter", "gauge"), t
     assert (t == "counter") == n.endswith("_total"), "%s: counters and only counters end in _total" % n
@@ -268,10 +277,29 @@ except ImportError:
     print("# prometheus_client not installed: line syntax checked only")
 def s(_n, **kw):
     return v[(_n,) + tuple(sorted(kw.items()))]
-sys.exit(0 if eval(sys.argv[2]) else 1)
+assert eval(sys.argv[2]), "check failed: " + sys.argv[2]
 PY
-	then pass "$1"; else flunk "$1"; sed 's/^/# /' "$TMP/py" | tail -3; fi
 }
+# prom DESCRIPTION CHECK: promcheck on the last stdout
+prom() {
+	if promcheck "$TMP/out" "$2" > "$TMP/py" 2>&1; then pass "$1"
+	else flunk "$1"; sed 's/^/# /' "$TMP/py" | tail -3; fi
+}
+# The check must be able to fail: each of these breaks one rule.
+printf '# HELP a_total x\n# TYPE a_total counter\na_total{l="1"} 1\n' > "$TMP/p-ok"
+if promcheck "$TMP/p-ok" True > /dev/null 2>&1; then pass "prometheus check: a valid family passes"
+else flunk "prometheus check: a valid family passes"; fi
+pbad() { # DESCRIPTION TEXT (printf format)
+	printf "$2" > "$TMP/p-bad"
+	if promcheck "$TMP/p-bad" True > /dev/null 2>&1; then flunk "prometheus check rejects $1"
+	else pass "prometheus check rejects $1"; fi
+}
+pbad "a family declared twice" '# HELP a x\n# TYPE a gauge\na{l="1"} 1\n# HELP a x\n# TYPE a gauge\na{l="2"} 1\n'
+pbad "a family split by another" '# HELP a x\n# TYPE a gauge\na{l="1"} 1\n# HELP b x\n# TYPE b gauge\nb{l="1"} 1\na{l="2"} 1\n'
+pbad "a counter not named *_total" '# HELP a x\n# TYPE a counter\na{l="1"} 1\n'
+pbad "a gauge named *_total" '# HELP a_total x\n# TYPE a_total gauge\na_total{l="1"} 1\n'
+pbad "a family without HELP" '# TYPE a gauge\na{l="1"} 1\n'
+pbad "the same series twice" '# HELP a x\n# TYPE a gauge\na{l="1"} 1\na{l="1"} 2\n'
 L='netns="",group="0x1122334455667788",rank="1",socket="2"'
 t "stats --format prometheus" 0 $G "$FX/good" stats --format prometheus
 prom "prometheus: valid exposition format, counters *_total, one TYPE per family" "True"
@@ -290,7 +318,62 @@ prom "prometheus: --id selects one socket" \
 	"not any(('socket', '2') in k for k in v) and s('gsync_next_seq', netns='', group='0x2a', rank='0', socket='3') == 5"
 t "stats --format prometheus: extra columns" 0 $G "$FX/extra-columns" stats --format prometheus
 prom "prometheus: a new drop reason and an unknown column become series" \
-	"s('gsync_drops_total', netns='', group='0x1122334455667788', rank='1', socket='2', reason='checksum') == 6 and s('gsync_socket_rtt_us', netns='', group='0x1122334455667788', rank='1', socket='2') == 1234 and s('gsync_namespace_stat', netns='', name='reduce_jobs') == 42"
+	"s('gsync_drops_total', netns='', group='0x1122334455667788', rank='1', socket='2', reason='checksum') == 6 and s('gsync_socket_rtt_us', netns='', group='0x1122334455667788', rank='1', socket='2') == 1234"
+prom "prometheus: a namespace total has its own counter family" \
+	"s('gsync_namespace_reduce_jobs_total', netns='') == 42 and not any(k[0] == 'gsync_namespace_stat' for k in v)"
+# /proc/net/gsync_stats: every line its own family (netns label only), the
+# per-group totals as gsync_namespace_*_total, drops by reason.
+t "stats --format prometheus: namespace totals" 0 $G "$FX/namespace-totals" stats --format prometheus
+if diff -u "$FX/namespace-totals.prom" "$TMP/out" > "$TMP/diff"; then
+	pass "prometheus: namespace totals, exactly the expected output"
+else
+	flunk "prometheus: namespace totals, exactly the expected output"; head -20 "$TMP/diff" | sed 's/^/# /'
+fi
+prom "prometheus: namespace totals, valid, counters *_total, families once" "True"
+prom "prometheus: namespace gauges, counters and totals by type" \
+	"types['gsync_memory_bytes'] == 'gauge' and types['gsync_groups_live'] == 'gauge' and types['gsync_linger_takeovers_total'] == 'counter' and s('gsync_linger_takeovers_total', netns='') == 1 and s('gsync_namespace_operations_completed_total', netns='') == 11 and s('gsync_namespace_scheduled_operations_total', netns='') == 6 and s('gsync_namespace_drops_total', netns='', reason='stale') == 7"
+prom "prometheus: no namespace line in the generic family" \
+	"not any(k[0] == 'gsync_namespace_stat' for k in v)"
+# A newer module's lines: unknown names stay exported (generic family, one
+# TYPE though they are not adjacent in the file), a new reason is a drop.
+t "stats --format prometheus: a newer module's namespace lines" 0 $G "$FX/namespace-newer" stats --format prometheus
+prom "prometheus: newer namespace lines, valid, families once and not split" "True"
+prom "prometheus: unknown namespace lines in gsync_namespace_stat{name}" \
+	"s('gsync_namespace_stat', netns='', name='peers_live') == 3 and s('gsync_namespace_stat', netns='', name='fec_repairs') == 5 and s('gsync_namespace_stat', netns='', name='inflight') == 2 and s('gsync_namespace_stat', netns='', name='drop_') == 1"
+prom "prometheus: only the unknown lines are generic" \
+	"sorted(dict(k[1:])['name'] for k in v if k[0] == 'gsync_namespace_stat') == ['drop_', 'fec_repairs', 'inflight', 'peers_live']"
+prom "prometheus: a new drop reason in gsync_namespace_drops_total" \
+	"s('gsync_namespace_drops_total', netns='', reason='fec') == 8 and s('gsync_namespace_drops_total', netns='', reason='clique') == 4"
+# the 15 summed per-group counters and the drops: gsync_namespace_ + the
+# per-socket family's name, its type, its help first
+NS="[n for n in types if n.startswith('gsync_namespace_') and n != 'gsync_namespace_stat']"
+prom "prometheus: every namespace total is the per-socket family's name, type and help" \
+	"len($NS) == 16 and all(types[p] == types[n] == 'counter' and helps[n].startswith(helps[p]) for n in $NS for p in [n.replace('gsync_namespace_', 'gsync_', 1)])"
+
+nlines=$(wc -l < "$FX/namespace-newer/gsync_stats")
+prom "prometheus: every gsync_stats line exported exactly once" \
+	"sum(1 for k in v if k[0] != 'gsync_sockets' and not any(l == 'group' for l, _ in k[1:])) == $nlines"
+# The in-tree module's lines (gsync_stats_show in kmod/proc.c, the drop
+# reasons of uapi/linux/gsync.h) all have a family of their own: a line
+# added to the module must be added to prom.c, not left generic.
+R=$TOP/..
+if [ -f "$R/kmod/proc.c" ] && [ -f "$R/uapi/linux/gsync.h" ]; then
+	mkdir -p "$TMP/kmod"
+	cp "$FX/namespace-totals/gsync" "$TMP/kmod/gsync"
+	{ sed -n '/^static int gsync_stats_show/,/^}/p' "$R/kmod/proc.c" |
+		grep -o 'seq_printf(seq, "[a-z_]* %' | sed 's/.*"\([a-z_]*\) %/\1/'
+	  grep -v '^#define' "$R/kmod/proc.c" | grep -o 'GSYNC_STAT([a-z_]*)' |
+		sed 's/GSYNC_STAT(\(.*\))/\1/'
+	  sed -n '/#define GSYNC_DROP_NAMES/,/}/p' "$R/uapi/linux/gsync.h" |
+		grep -o '"[a-z_]*"' | tr -d '"' | sed 's/^/drop_/'
+	} | awk '{ print $1, NR }' > "$TMP/kmod/gsync_stats"
+	nk=$(wc -l < "$TMP/kmod/gsync_stats")
+	t "stats --format prometheus: the in-tree module's gsync_stats lines" 0 $G "$TMP/kmod" stats --format prometheus
+	prom "prometheus: every line kmod/proc.c prints has its own family ($nk lines)" \
+		"$nk >= 30 and not any(k[0] == 'gsync_namespace_stat' for k in v) and sum(1 for k in v if k[0] != 'gsync_sockets' and not any(l == 'group' for l, _ in k[1:])) == $nk"
+else
+	pass "prometheus: the in-tree module's lines # SKIP no kmod/proc.c"
+fi
 t "stats --format json is --json" 0 $G "$FX/good" stats --format json
 json "stats --format json: the JSON document" "d['namespace']['sockets_open'] == 3"
 t "stats --format text is the default" 0 $G "$FX/good" stats --format text
