@@ -96,6 +96,8 @@ typedef struct { int nc; gs_clique *c; } gs_round;
 typedef struct {
 	int nr; gs_round *r;
 	double chunk_bytes;
+	double bytes;                       /* operation size it was optimized for (the
+					     * JSON's "bytes"); 0 = not recorded */
 	char name[96];
 } gs_sched;
 
@@ -156,6 +158,18 @@ int  gs_pat_feasible(const gs_model *m, const int *mem, int k, int pat, int agg)
  * without multicast (all-gather by unicast); auto picks among
  * GS_KERNEL_PATS.  Returns the previous setting. */
 int  gs_model_set_kernel(gs_model *m, int on);
+
+/* The block size the kernel uses for an operation of SIZE bytes under a
+ * schedule with CHUNK bytes: block_bytes (CHUNK rounded up to a multiple
+ * of 16, at least 4096), raised so that there are at most
+ * GSYNC_SCHED_MAX_BLOCKS blocks, at most SIZE (export.c). */
+double gs_kernel_block(double chunk, double size);
+/* Bytes that member at position POS (0..k-1, ascending rank) of a k-member
+ * rs_multicast clique owns, i.e. reduces and multicasts, of an operation of
+ * BYTES cut into blocks of BLOCK bytes (the last one may be partial): the
+ * kernel gives block b to position b mod k, so with fewer blocks than
+ * members some own nothing, and the shares are whole blocks, not BYTES/k. */
+double gs_owned_bytes(double bytes, double block, int k, int pos);
 
 typedef struct {
 	int nr;

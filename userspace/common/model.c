@@ -216,6 +216,20 @@ int gs_model_set_kernel(gs_model *m, int on)
 	return was;
 }
 
+double gs_owned_bytes(double bytes, double block, int k, int pos)
+{
+	if (k < 1 || pos < 0 || pos >= k || !(bytes > 0))
+		return 0;
+	if (!(block > 0) || block >= bytes)
+		return pos == 0 ? bytes : 0;        /* one block, owned by position 0 */
+	double nb = ceil(bytes / block);        /* blocks; the last may be partial */
+	double each = floor(nb / k), extra = nb - each * k;
+	double own = (each + (pos < extra)) * block;
+	if (fmod(nb - 1, k) == pos)
+		own -= nb * block - bytes;          /* the last block is short */
+	return own;
+}
+
 int gs_pat_feasible(const gs_model *m, const int *mem, int k, int pat, int agg)
 {
 	const gs_topo *t = m->t;

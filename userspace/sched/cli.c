@@ -185,6 +185,7 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 		case O_SIZE:
 			if (gs_parse_size(optarg, &o->size))
 				return usage_err(o->cmd, "bad --size '%s'", optarg);
+			o->have_size = 1;
 			break;
 		case O_CHUNK:
 			if (gs_parse_size(optarg, &o->chunk))
@@ -635,6 +636,8 @@ static int cmd_simulate(const opts *o)
 	if ((rc = load_topo_sched(o, o->pos[0], o->pos[1], &t, &s)))
 		return rc;
 	gs_params p = params_of(o, &t);
+	if (!o->have_size && s.bytes > 0)
+		p.M = s.bytes;              /* the size the schedule was optimized for */
 	if (o->kernel)
 		s.chunk_bytes = gs_kernel_block(s.chunk_bytes, p.M);
 	p.chunk = s.chunk_bytes;

@@ -10,7 +10,7 @@
 typedef struct {
 	const char *cmd;
 	double size, chunk;
-	int have_chunk;
+	int have_size, have_chunk;          /* --size, --chunk given */
 	const char *mc, *fanin;
 	double agg_gbps, access_gbps, overhead_us;
 	int json;

@@ -238,6 +238,7 @@ static double polish(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sc
 	}
 	gs_model_set_chunk(m, keep);
 	s->chunk_bytes = bestc;
+	s->bytes = M;                       /* the size it was optimized for */
 	return T;
 }
 

@@ -205,6 +205,57 @@ check "saying the module is not loaded" grep -q "gsync kernel module is not load
 check "and writing no blob to stdout" test ! -s "$TMP/out"
 t "optimize --apply without the module exits 5" 5 "$BIN" optimize "$S" --apply 42 --family-file "$TMP/no-such-family"
 check "after printing the optimum" grep -q "^optimum" "$TMP/out"
+
+# ---- the operation size a schedule was optimized for ("bytes") ----
+# tests/netns/t-schedule-wan.sh's case: 4 MiB, 200 Mbit/s access, no multicast
+t "optimize --kernel --size 4MiB -o" 0 "$BIN" optimize "$P" --kernel --multicast none --size 4MiB \
+	--access-gbps 0.2 -o "$TMP/b.json"
+check "it records bytes 4194304 (an integer) and a chunk of at least 64 KiB" python3 -c "
+import json; d = json.load(open('$TMP/b.json'))
+assert d['bytes'] == 4194304 and type(d['bytes']) is int and d['chunk_bytes'] >= 65536, d"
+t "validate reads the bytes key back" 0 "$BIN" validate "$P" "$TMP/b.json"
+t "simulate --kernel without --size" 0 "$BIN" simulate "$P" "$TMP/b.json" --kernel --multicast none \
+	--access-gbps 0.2 --json
+check "... costs the size the schedule records" python3 -c "
+import json; d = json.load(open('$TMP/out')); assert d['params']['bytes'] == 4194304, d['params']"
+t "simulate --size overrides it" 0 "$BIN" simulate "$P" "$TMP/b.json" --kernel --multicast none --size 1MiB --json
+check "... to 1 MiB" python3 -c "
+import json; d = json.load(open('$TMP/out')); assert d['params']['bytes'] == 1048576, d['params']"
+t "optimize without --size records the 256 MiB it optimized for" 0 "$BIN" optimize "$S" -o "$TMP/b256.json"
+check "... bytes 268435456" python3 -c "
+import json; assert json.load(open('$TMP/b256.json'))['bytes'] == 268435456"
+for v in -1 0 1.5 4e6 4194304.0 '"4MiB"' null true; do
+	sed "s/\"bytes\": 4194304/\"bytes\": $v/" "$TMP/b.json" >"$TMP/badbytes.json"
+	t "bytes $v is refused (exit 3)" 3 "$BIN" validate "$P" "$TMP/badbytes.json"
+	check "... saying bytes must be a positive integer" \
+		grep -q 'badbytes.json: bytes: must be a positive integer' "$TMP/err"
+done
+sed '/"bytes"/d' "$TMP/b.json" >"$TMP/nobytes.json"
+t "a schedule without bytes (older files) is valid" 0 "$BIN" validate "$P" "$TMP/nobytes.json"
+
+# ---- export warns when rs_multicast has fewer blocks than members ----
+t "export of the optimizer's 4 MiB schedule (one rs_multicast clique, one 4 MiB chunk)" 0 \
+	"$BIN" export "$TMP/b.json" "$P" --no-multicast -o "$TMP/b.gsched"
+check "... warns: 1 block for 9 members, export with --chunk 262144" \
+	grep -q "^gsync-sched export: warning: rounds\[0\]\.cliques\[0\]: rs_multicast over 9 members, but 4194304 bytes in blocks of 4194304 make 1 block, .*--chunk 262144 or smaller\$" "$TMP/err"
+t "... exported as t-schedule-wan.sh does (--chunk 65536)" 0 "$BIN" export "$TMP/b.json" "$P" --no-multicast \
+	--chunk 65536 -o "$TMP/b.gsched"
+check "... gives no warning" test ! -s "$TMP/err"
+cat >"$TMP/rs1.json" <<'J'
+{"chunk_bytes": 4194304, "rounds": [{"cliques": [{"members": ["AMS", "BAR", "FRA", "LAX", "LON", "NYC", "SEO", "SIN", "TYO"], "pattern": "rs_multicast"}]}]}
+J
+t "export of rs_multicast over 9 in one 4 MiB block (--size 4MiB) exits 0" 0 \
+	"$BIN" export "$TMP/rs1.json" "$P" --size 4MiB -o "$TMP/rs1.gsched"
+check "... warning in one line that names the fix, --chunk 262144" sh -c "[ \$(wc -l <'$TMP/err') = 1 ] &&
+	grep -q '^gsync-sched export: warning: rounds\[0\]\.cliques\[0\]: rs_multicast over 9 members, but 4194304 bytes in blocks of 4194304 make 1 block, .*; export with --chunk 262144 or smaller\$' '$TMP/err'"
+check "... and writes the blob" test -s "$TMP/rs1.gsched"
+t "the same with --chunk 262144" 0 "$BIN" export "$TMP/rs1.json" "$P" --size 4MiB --chunk 262144 -o "$TMP/rs1.gsched"
+check "... gives no warning" test ! -s "$TMP/err"
+t "the same without --size (operation size unknown)" 0 "$BIN" export "$TMP/rs1.json" "$P" -o "$TMP/rs1.gsched"
+check "... gives no warning" test ! -s "$TMP/err"
+sed 's/"chunk_bytes"/"bytes": 4194304, "chunk_bytes"/' "$TMP/rs1.json" >"$TMP/rs1b.json"
+t "the same with bytes 4194304 in the file" 0 "$BIN" export "$TMP/rs1b.json" "$P" -o "$TMP/rs1.gsched"
+check "... warns (the file's bytes is the operation size)" grep -q "warning: .*--chunk 262144" "$TMP/err"
 t "optimize --apply --objective gossip is a usage error" 2 "$BIN" optimize "$S" --apply 42 --objective gossip
 t "optimize --ranks without --apply is a usage error" 2 "$BIN" optimize "$S" --ranks E1
 echo "1..$n"

@@ -264,6 +264,43 @@ static void kernel_block(void)
 	   "kernel block size: block_bytes, raised to <= 4096 blocks, at most the operation");
 }
 
+/* an rs_multicast clique with fewer blocks than members is warned about,
+ * naming the --chunk that gives every member a block */
+static void few_blocks(const gs_topo *nine)
+{
+	static const struct { const char *pat; double chunk, size; int want; const char *msg, *what; } c[] = {
+		{ "rs_multicast", 4194304, 4194304, 1,
+		  "rounds[0].cliques[0]: rs_multicast over 9 members, but 4194304 bytes in blocks of 4194304 make 1 block, so 8 members reduce nothing (block b goes to member b mod 9); export with --chunk 262144 or smaller",
+		  "4 MiB in one 4 MiB block over 9 members: warned, --chunk 262144 named" },
+		{ "rs_multicast", 1048576, 4194304, 1, "make 4 blocks, so 5 members reduce nothing",
+		  "4 blocks over 9 members: warned" },
+		{ "rs_multicast", 65536, 4194304, 0, "", "64 blocks over 9 members: no warning" },
+		{ "rs_multicast", 524288, 4194304, 1, "8 blocks, so 1 member reduces nothing", "8 blocks over 9: warned" },
+		{ "rs_multicast", 4194304, 0, 0, "", "operation size unknown: no warning" },
+		{ "unicast", 4194304, 4194304, 0, "", "unicast is not sharded by block: no warning" },
+		{ "aggregator", 4194304, 4194304, 0, "", "aggregator owns every block anyway: no warning" },
+		{ "rs_multicast", 4096, 16384, 1, "blocks are at least 4096 bytes: use another pattern or cliques of at most 4",
+		  "16 KiB over 9 members: no --chunk can help, says so" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char json[512], msg[512];
+		gs_export_ctx x;
+		gs_err e;
+		gs_export_opts o = { .size = c[i].size };
+		snprintf(json, sizeof(json),
+			 "{\"chunk_bytes\":%.0f,\"rounds\":[{\"cliques\":[{\"members\":[\"AMS\",\"BAR\",\"FRA\",\"LAX\","
+			 "\"LON\",\"NYC\",\"SEO\",\"SIN\",\"TYO\"],\"pattern\":\"%s\"%s}]}]}",
+			 c[i].chunk, c[i].pat, strcmp(c[i].pat, "aggregator") ? "" : ",\"aggregator\":\"NYC\"");
+		int rc = ex(nine, json, &o, &x, &e);
+		int n = rc ? -1 : gs_export_few_blocks(&x, c[i].size, msg, sizeof(msg));
+		int good = n == c[i].want && (n ? strstr(msg, c[i].msg) != NULL : !msg[0]) && !strchr(msg, '\n');
+		if (!good)
+			printf("# rc %d, %d cliques, '%s'\n", rc, n, rc ? e.msg : msg);
+		ok(good, "few blocks: %s", c[i].what);
+		gs_export_free(&x);
+	}
+}
+
 void test_export(const gs_topo *nine, const gs_topo *pub)
 {
 	kernel_block();
@@ -273,4 +310,5 @@ void test_export(const gs_topo *nine, const gs_topo *pub)
 	relays();
 	refusals(nine, pub);
 	kernel_optimum(nine, pub);
+	few_blocks(nine);
 }

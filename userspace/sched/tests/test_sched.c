@@ -208,6 +208,56 @@ static void test_costs(void)
 	gs_topo_free(&star);
 }
 
+/* ---- rs_multicast shares: whole blocks, block b to position b mod k ---- */
+static void test_owned(void)
+{
+	static const struct { double bytes, block; int k; double own[9]; const char *what; } c[] = {
+		{ 4 * 1048576.0, 1048576, 3, { 2 * 1048576.0, 1048576, 1048576 }, "4 blocks over 3: 2, 1, 1 blocks" },
+		{ 2 * 1048576.0, 1048576, 3, { 1048576, 1048576, 0 }, "2 blocks over 3: the third owns nothing" },
+		{ 1048576, 4 * 1048576.0, 9, { 1048576 }, "block larger than the operation: position 0 owns it all" },
+		{ 1048576, 1048576, 9, { 1048576 }, "one block over 9: position 0 owns it all" },
+		{ 1000, 300, 3, { 400, 300, 300 }, "partial last block: 1000 B in 300 B blocks over 3 = 400, 300, 300" },
+		{ 2.5 * 1048576, 1048576, 2, { 1.5 * 1048576, 1048576 }, "2.5 MiB in 1 MiB blocks over 2: the short block goes to 0" },
+		{ 1100, 300, 3, { 300 + 200, 300, 300 }, "1100 B: 4 blocks, the 200 B one is position 0's" },
+		{ 1100, 300, 2, { 600, 300 + 200 }, "1100 B over 2: the short block is position 1's" },
+		{ 256 * 1048576.0, 4 * 1048576.0, 9, { 32 * 1048576.0, 28 * 1048576.0, 28 * 1048576.0, 28 * 1048576.0,
+						    28 * 1048576.0, 28 * 1048576.0, 28 * 1048576.0, 28 * 1048576.0,
+						    28 * 1048576.0 }, "64 blocks over 9: 8, then 7 each" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int good = 1;
+		for (int m = 0; m < c[i].k; m++)
+			if (gs_owned_bytes(c[i].bytes, c[i].block, c[i].k, m) != c[i].own[m]) {
+				printf("# position %d: %.0f, want %.0f\n", m, gs_owned_bytes(c[i].bytes, c[i].block, c[i].k, m),
+				       c[i].own[m]);
+				good = 0;
+			}
+		ok(good, "owned bytes: %s", c[i].what);
+	}
+	/* any case: the shares add up to the operation, differ by at most a
+	 * block, and nobody owns anything when there are fewer blocks */
+	uint64_t rng = 11;
+	int good = 1;
+	for (int i = 0; i < 2000 && good; i++) {
+		double bytes = 1 + gs_rng_below(&rng, 1 << 22), block = 1 + gs_rng_below(&rng, 1 << 20);
+		int k = 1 + gs_rng_below(&rng, 16);
+		double sum = 0, lo = INFINITY, hi = 0, nb = ceil(bytes / block);
+		int zero = 0;
+		for (int m = 0; m < k; m++) {
+			double o = gs_owned_bytes(bytes, block, k, m);
+			sum += o;
+			lo = fmin(lo, o);
+			hi = fmax(hi, o);
+			zero += o == 0;
+		}
+		good = sum == bytes && hi - lo <= block && zero == (nb < k ? k - (int)nb : 0);
+		if (!good)
+			printf("# %.0f bytes, block %.0f, k %d: sum %.0f, spread %.0f, %d own nothing\n", bytes, block, k,
+			       sum, hi - lo, zero);
+	}
+	ok(good, "owned bytes: 2000 random cases add up to the operation, spread <= one block");
+}
+
 static void test_paths(const gs_topo *nine, const gs_topo *pub)
 {
 	int seo = gs_topo_find(nine, "SEO"), bar = gs_topo_find(nine, "BAR");
@@ -602,6 +652,7 @@ int main(int argc, char **argv)
 	test_json_errors();
 	test_sched_errors(&nine);
 	test_costs();
+	test_owned();
 	test_paths(&nine, &pub);
 	test_mixing();
 	test_ring_order();
