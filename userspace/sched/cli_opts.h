@@ -17,6 +17,7 @@ typedef struct {
 	const char *svg, *out, *objective, *vary, *values, *topodir;
 	double target_rho;
 	int max_rounds, effort, exhaustive, islands, quick;
+	int block_model;                    /* --block-model (gs_model_set_block_model) */
 	uint64_t seed;
 	unsigned pat_mask;
 	const char *pos[4];
