@@ -263,6 +263,39 @@ int gs_export(gs_export_ctx *x, const gs_topo *t, const gs_sched *s, const gs_ex
 	return gs_blob_check(x->blob, x->len, &h, e) ? GS_EXPORT_REFUSED : 0;
 }
 
+int gs_export_few_blocks(const gs_export_ctx *x, double size, char *msg, size_t n)
+{
+	int count = 0, worst = -1;
+	if (msg && n)
+		msg[0] = 0;
+	if (!(size > 0) || !x->cl)
+		return 0;
+	double block = gs_kernel_block(x->s.chunk_bytes, size), nb = ceil(size / block);
+	for (int i = 0; i < x->ncl; i++)
+		if (x->cl[i].pattern == GSYNC_PAT_RS_MULTICAST && x->cl[i].nmembers > nb) {
+			count++;
+			if (worst < 0 || x->cl[i].nmembers > x->cl[worst].nmembers)
+				worst = i;
+		}
+	if (!count || !msg || !n)
+		return count;
+	int k = x->cl[worst].nmembers, idle = k - (int)nb;
+	char fix[160], more[48] = "";
+	/* the largest power of two that gives every member a block */
+	double b = pow(2, floor(log2(size / k)));
+	if (b >= GSYNC_SCHED_MIN_BLOCK)
+		snprintf(fix, sizeof(fix), "export with --chunk %.0f or smaller", b);
+	else
+		snprintf(fix, sizeof(fix), "blocks are at least %d bytes: use another pattern or cliques of at most %.0f",
+			 GSYNC_SCHED_MIN_BLOCK, fmax(1, floor(size / GSYNC_SCHED_MIN_BLOCK)));
+	if (count > 1)
+		snprintf(more, sizeof(more), " (and %d more clique%s)", count - 1, count > 2 ? "s" : "");
+	snprintf(msg, n, "rounds[%d].cliques[%d]%s: rs_multicast over %d members, but %.0f bytes in blocks of %.0f make %.0f block%s, so %d member%s reduce%s nothing (block b goes to member b mod %d); %s",
+		 x->jr[worst], x->jc[worst], more, k, size, block, nb, nb == 1 ? "" : "s", idle,
+		 idle == 1 ? "" : "s", idle == 1 ? "s" : "", k, fix);
+	return count;
+}
+
 void gs_export_free(gs_export_ctx *x)
 {
 	gs_rankmap_free(&x->rm);

@@ -96,6 +96,8 @@ typedef struct { int nc; gs_clique *c; } gs_round;
 typedef struct {
 	int nr; gs_round *r;
 	double chunk_bytes;
+	double bytes;                       /* operation size it was optimized for (the
+					     * JSON's "bytes"); 0 = not recorded */
 	char name[96];
 } gs_sched;
 
@@ -156,6 +158,29 @@ int  gs_pat_feasible(const gs_model *m, const int *mem, int k, int pat, int agg)
  * without multicast (all-gather by unicast); auto picks among
  * GS_KERNEL_PATS.  Returns the previous setting. */
 int  gs_model_set_kernel(gs_model *m, int on);
+int  gs_model_kernel(const gs_model *m);
+/* The block model (gsync-sched --block-model; off by default until the
+ * kernel runs multi-round schedules near the model, issue #10): each
+ * rs_multicast member is charged the whole blocks it owns
+ * (gs_owned_bytes; the block is the chunk, in kernel mode the kernel's
+ * block), not M/k, and the optimizer searches chunks from
+ * GS_OPT_MIN_CHUNK whatever the model's chunk (optimize.c).  Off: M/k
+ * each, and the chunk search starts from the model's chunk.  Returns the
+ * previous setting. */
+int  gs_model_set_block_model(gs_model *m, int on);
+int  gs_model_block_model(const gs_model *m);
+
+/* The block size the kernel uses for an operation of SIZE bytes under a
+ * schedule with CHUNK bytes: block_bytes (CHUNK rounded up to a multiple
+ * of 16, at least 4096), raised so that there are at most
+ * GSYNC_SCHED_MAX_BLOCKS blocks, at most SIZE (export.c). */
+double gs_kernel_block(double chunk, double size);
+/* Bytes that member at position POS (0..k-1, ascending rank) of a k-member
+ * rs_multicast clique owns, i.e. reduces and multicasts, of an operation of
+ * BYTES cut into blocks of BLOCK bytes (the last one may be partial): the
+ * kernel gives block b to position b mod k, so with fewer blocks than
+ * members some own nothing, and the shares are whole blocks, not BYTES/k. */
+double gs_owned_bytes(double bytes, double block, int k, int pos);
 
 typedef struct {
 	int nr;
@@ -199,6 +224,13 @@ double gs_colocated_time(int N, const gs_params *p);
 void gs_baselines_free(gs_baseline b[GS_BASE_N]);
 
 /* ---------------- optimizer (optimize.c, exhaustive.c, gossip.c) ------- */
+/* The chunk search tries chunks of GS_OPT_MIN_CHUNK, twice that, ... up to
+ * the whole operation.  Under the block model (gs_model_set_block_model)
+ * they are the kernel's blocks under --kernel, each clique's pattern is
+ * re-chosen at each, and nothing depends on the chunk the model started
+ * with; without it that chunk is the incumbent and the shapes are searched
+ * at it. */
+#define GS_OPT_MIN_CHUNK 65536
 typedef struct {
 	uint64_t seed;
 	int effort;                         /* multiplier on local-search budget, 1 default */

@@ -25,6 +25,8 @@ struct gs_model {
 	double *racc; unsigned *rstamp; unsigned rcur;   /* round accumulation */
 	int *tmp;
 	int kernel;                         /* cost cliques as the kernel runs them */
+	int blocks;                         /* the block model: rs_multicast owners
+					     * charged the blocks they own */
 };
 
 #define RES_EGR(m, n) ((m)->L2 + (n))
@@ -214,6 +216,54 @@ int gs_model_set_kernel(gs_model *m, int on)
 	int was = m->kernel;
 	m->kernel = on;
 	return was;
+}
+
+int gs_model_kernel(const gs_model *m)
+{
+	return m->kernel;
+}
+
+int gs_model_set_block_model(gs_model *m, int on)
+{
+	int was = m->blocks;
+	m->blocks = on;
+	return was;
+}
+
+int gs_model_block_model(const gs_model *m)
+{
+	return m->blocks;
+}
+
+double gs_owned_bytes(double bytes, double block, int k, int pos)
+{
+	if (k < 1 || pos < 0 || pos >= k || !(bytes > 0))
+		return 0;
+	if (!(block > 0) || block >= bytes)
+		return pos == 0 ? bytes : 0;        /* one block, owned by position 0 */
+	double nb = ceil(bytes / block);        /* blocks; the last may be partial */
+	double each = floor(nb / k), extra = nb - each * k;
+	double own = (each + (pos < extra)) * block;
+	if (fmod(nb - 1, k) == pos)
+		own -= nb * block - bytes;          /* the last block is short */
+	return own;
+}
+
+/* the block the shares are cut in: the kernel's for this operation, or
+ * the model's chunk (the same thing for the block sizes the kernel takes) */
+static double block_of(const gs_model *m)
+{
+	return m->kernel ? gs_kernel_block(m->p.chunk, m->p.M) : fmin(m->p.chunk, m->p.M);
+}
+
+/* position of mem[j] in the clique's members by ascending rank; export
+ * gives islands their topology index as rank (without --ranks) */
+static int rank_pos(const int *mem, int k, int j)
+{
+	int pos = 0;
+	for (int i = 0; i < k; i++)
+		pos += mem[i] < mem[j];
+	return pos;
 }
 
 int gs_pat_feasible(const gs_model *m, const int *mem, int k, int pat, int agg)
@@ -453,16 +503,27 @@ static void eval_fixed(gs_model *m, const int *mem, int k, int pat, int agg, gs_
 			o->prop = maxlat(t, mem, k);
 			o->steps = 1;
 			break;
-		case GS_PAT_RS_MULTICAST:
+		case GS_PAT_RS_MULTICAST: {
+			/* member j reduces its share: every other member sends
+			 * it that, it multicasts the sum back.  Under the block
+			 * model the share is the whole blocks j owns
+			 * (gs_owned_bytes), so with few blocks the most loaded
+			 * owner bounds the step; otherwise M/k each. */
+			double blk = block_of(m);
+			double *own = gs_xmalloc(sizeof(double) * (size_t)k);
+			for (int j = 0; j < k; j++)
+				own[j] = m->blocks ? gs_owned_bytes(p->M, blk, k, rank_pos(mem, k, j)) : p->M / k;
 			for (int i = 0; i < k; i++)
 				for (int j = 0; j < k; j++)
 					if (i != j)
-						ucast(m, mem[i], mem[j], p->M / k, 1, 1);
+						ucast(m, mem[i], mem[j], own[j], 1, 1);
 			for (int j = 0; j < k; j++)
-				mcast(m, mem[j], buf, others(mem, k, j, buf), p->M / k, 1, 1);
+				mcast(m, mem[j], buf, others(mem, k, j, buf), own[j], 1, 1);
+			free(own);
 			o->prop = 2 * maxlat(t, mem, k);
 			o->steps = 2;
 			break;
+		}
 		case GS_PAT_RING: {
 			double hop = 0;
 			for (int i = 0; i < k; i++) {

@@ -33,12 +33,6 @@ typedef struct {
 	double size;                        /* bytes per sync for resolving auto; 0 = 256 MiB */
 } gs_export_opts;
 
-/* The block size the kernel uses for an operation of SIZE bytes under a
- * schedule with CHUNK bytes: block_bytes (CHUNK rounded up to a multiple
- * of 16, at least 4096), raised so that there are at most
- * GSYNC_SCHED_MAX_BLOCKS blocks, at most SIZE. */
-double gs_kernel_block(double chunk, double size);
-
 /* 0 if every clique of two or more runs a kernel pattern (or auto); else
  * -1 naming the first that does not */
 int gs_kernel_patterns(const gs_sched *s, gs_err *e);
@@ -74,6 +68,13 @@ void gs_export_hooks(gs_export_ctx *x, gs_blob_hooks *h);
 /* gs_export_build, then the acceptance rules (GS_EXPORT_REFUSED) */
 int  gs_export(gs_export_ctx *x, const gs_topo *t, const gs_sched *s, const gs_export_opts *o,
 	       gs_err *e);
+/* How many rs_multicast cliques of the built blob X would have fewer
+ * blocks than members in an operation of SIZE bytes (0 if SIZE is not
+ * known, <= 0): the kernel gives block b to member b mod k, so the members
+ * past the last block reduce nothing and the exchange is not spread.  MSG
+ * (if not NULL) gets one line naming the largest such clique and the fix:
+ * the --chunk that gives every member a block. */
+int  gs_export_few_blocks(const gs_export_ctx *x, double size, char *msg, size_t n);
 void gs_export_free(gs_export_ctx *x);
 
 #endif

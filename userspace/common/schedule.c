@@ -59,6 +59,7 @@ void gs_sched_copy(gs_sched *dst, const gs_sched *src)
 {
 	gs_sched_init(dst, src->nr);
 	dst->chunk_bytes = src->chunk_bytes;
+	dst->bytes = src->bytes;
 	memcpy(dst->name, src->name, sizeof(dst->name));
 	for (int r = 0; r < src->nr; r++)
 		for (int c = 0; c < src->r[r].nc; c++) {

@@ -158,6 +158,16 @@ int gs_sched_parse(const char *text, const gs_topo *t, gs_sched *s, gs_err *e)
 		}
 		s->chunk_bytes = json_number_value(v);
 	}
+	/* the operation size the schedule was optimized for (optimize writes
+	 * it; older files have none) */
+	v = json_object_get(root, "bytes");
+	if (v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1) {
+			gs_seterr(e, "bytes: must be a positive integer (the operation size in bytes the schedule was optimized for)");
+			goto out;
+		}
+		s->bytes = (double)json_integer_value(v);
+	}
 	for (int r = 0; r < s->nr; r++) {
 		static const char *const rkeys[] = { "cliques", NULL };
 		json_t *ro = json_array_get(rounds, (size_t)r), *cl;
@@ -218,6 +228,8 @@ void *gs_sched_to_json(const gs_topo *t, const gs_sched *s)
 	json_object_set_new(root, "format", json_string("gsync-schedule/1"));
 	json_object_set_new(root, "topology", json_string(t->name));
 	json_object_set_new(root, "name", json_string(s->name));
+	if (s->bytes >= 1)
+		json_object_set_new(root, "bytes", json_integer((json_int_t)llround(s->bytes)));
 	json_object_set_new(root, "chunk_bytes", json_real(s->chunk_bytes));
 	for (int r = 0; r < s->nr; r++) {
 		json_t *cl = json_array();

@@ -73,6 +73,7 @@ static int json_file(const struct ctx *c, struct loaded *l)
 	gs_export_opts o = { c->ranks, c->relays, c->nrelays,
 			     c->no_multicast, c->start_seq, 0 };
 	gs_err e;
+	char warn[512];
 	int rc;
 
 	if (!c->topology)
@@ -88,6 +89,7 @@ static int json_file(const struct ctx *c, struct loaded *l)
 		return EXIT_ERR;
 	}
 	l->have_sched = 1;
+	o.size = l->s.bytes;	/* the size it was optimized for, if recorded */
 	rc = gs_export_build(&l->x, &l->t, &l->s, &o, &e);
 	if (rc == GS_EXPORT_BADOPT)
 		return usage_error("%s", e.msg);
@@ -95,6 +97,8 @@ static int json_file(const struct ctx *c, struct loaded *l)
 		fprintf(stderr, "gsyncctl: %s: %s\n", c->file, e.msg);
 		return EXIT_ERR;
 	}
+	if (gs_export_few_blocks(&l->x, o.size, warn, sizeof(warn)))
+		fprintf(stderr, "gsyncctl: %s: warning: %s\n", c->file, warn);
 	gs_export_hooks(&l->x, &l->h);
 	l->hooks = &l->h;
 	l->blob = l->x.blob;

@@ -28,7 +28,8 @@ int usage_err(const char *cmd, const char *fmt, const char *arg)
 
 enum { O_SIZE = 256, O_CHUNK, O_MC, O_FANIN, O_AGG, O_ACCESS, O_OVH, O_JSON, O_SVG, O_OBJ,
        O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_VARY, O_VALUES, O_ISL, O_TDIR, O_QUICK,
-       O_HELP, O_RANKS, O_RELAY, O_NOMC, O_START, O_APPLY, O_NETNS, O_KERNEL, O_FAMFILE };
+       O_HELP, O_RANKS, O_RELAY, O_NOMC, O_START, O_APPLY, O_NETNS, O_KERNEL, O_FAMFILE,
+       O_BLOCKS };
 
 static const struct option longopts[] = {
 	{ "size", 1, 0, O_SIZE },	  { "chunk", 1, 0, O_CHUNK },	   { "multicast", 1, 0, O_MC },
@@ -41,6 +42,7 @@ static const struct option longopts[] = {
 	{ "quick", 0, 0, O_QUICK },	  { "help", 0, 0, O_HELP },	   { "ranks", 1, 0, O_RANKS },
 	{ "relay", 1, 0, O_RELAY },	  { "no-multicast", 0, 0, O_NOMC }, { "start-seq", 1, 0, O_START },
 	{ "apply", 1, 0, O_APPLY },	  { "netns", 1, 0, O_NETNS },	   { "kernel", 0, 0, O_KERNEL },
+	{ "block-model", 0, 0, O_BLOCKS },
 	{ "family-file", 1, 0, O_FAMFILE }, /* hidden: tests */	   { 0, 0, 0, 0 }
 };
 
@@ -103,12 +105,12 @@ struct gs_command {
 
 static const struct gs_command commands[] = {
 	{ "optimize", cmd_optimize, NULL, G_COMMON | G_KERNEL,
-	  { O_JSON, O_SVG, 'o', O_OBJ, O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_KERNEL, 0 } },
-	{ "simulate", cmd_simulate, NULL, G_COMMON, { O_JSON, O_SVG, O_KERNEL, 0 } },
+	  { O_JSON, O_SVG, 'o', O_OBJ, O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_KERNEL, O_BLOCKS, 0 } },
+	{ "simulate", cmd_simulate, NULL, G_COMMON, { O_JSON, O_SVG, O_KERNEL, O_BLOCKS, 0 } },
 	{ "compare", cmd_compare, NULL, G_COMMON,
-	  { O_JSON, O_SVG, O_SEED, O_RHO, O_EFFORT, O_PATS, 0 } },
+	  { O_JSON, O_SVG, O_SEED, O_RHO, O_EFFORT, O_PATS, O_BLOCKS, 0 } },
 	{ "sweep", cmd_sweep, NULL, G_COMMON,
-	  { O_JSON, O_SVG, O_SEED, O_VARY, O_VALUES, O_EFFORT, O_KERNEL, 0 } },
+	  { O_JSON, O_SVG, O_SEED, O_VARY, O_VALUES, O_EFFORT, O_KERNEL, O_BLOCKS, 0 } },
 	{ "paths", cmd_paths, NULL, 0, { O_JSON, 0 } },
 	{ "validate", cmd_validate, NULL, 0, { 0 } },
 	{ "export", cmd_export, NULL, G_COMMON | G_KERNEL, { 'o', 0 } },
@@ -185,6 +187,7 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 		case O_SIZE:
 			if (gs_parse_size(optarg, &o->size))
 				return usage_err(o->cmd, "bad --size '%s'", optarg);
+			o->have_size = 1;
 			break;
 		case O_CHUNK:
 			if (gs_parse_size(optarg, &o->chunk))
@@ -284,6 +287,7 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 			break;
 		case O_NETNS: o->netns = optarg; break;
 		case O_KERNEL: o->kernel = 1; break;
+		case O_BLOCKS: o->block_model = 1; break;
 		case O_FAMFILE: o->family_file = optarg; break;
 		}
 	}
@@ -394,7 +398,7 @@ static const char *mc_desc(const gs_topo *t, char *buf, size_t n)
 	return buf;
 }
 
-static void print_header(const gs_topo *t, const gs_params *p, FILE *f)
+static void print_header(const opts *o, const gs_topo *t, const gs_params *p, FILE *f)
 {
 	char a[32], b[32], mc[48];
 	gs_fmt_size(p->M, a, sizeof(a));
@@ -403,6 +407,8 @@ static void print_header(const gs_topo *t, const gs_params *p, FILE *f)
 		t->name, t->n_islands, t->n_nodes, t->n_links, t->kind == GS_KIND_MATRIX ? "matrix" : "links",
 		mc_desc(t, mc, sizeof(mc)), t->n_aggs);
 	fprintf(f, "sync size  %s, chunk %s, %.1f us per message\n", a, b, p->o * 1e6);
+	if (o->block_model)
+		fprintf(f, "model      --block-model: rs_multicast members carry the blocks they own\n");
 }
 
 static void print_sched(const gs_topo *t, gs_model *m, const gs_sched *s, const gs_result *res,
@@ -452,10 +458,15 @@ static json_t *result_json(gs_model *m, const gs_result *res)
 			 res->time_nopipe, "chunks", res->chunks, "rounds", rounds);
 }
 
-static json_t *params_json(const gs_topo *t, const gs_params *p)
+/* "block_model": true only with --block-model (the default output is
+ * unchanged) */
+static json_t *params_json(const opts *o, const gs_topo *t, const gs_params *p)
 {
-	return json_pack("{s:s,s:i,s:f,s:f,s:f}", "topology", t->name, "islands", t->n_islands,
-			 "bytes", p->M, "chunk_bytes", p->chunk, "overhead_us", p->o * 1e6);
+	json_t *j = json_pack("{s:s,s:i,s:f,s:f,s:f}", "topology", t->name, "islands", t->n_islands,
+			      "bytes", p->M, "chunk_bytes", p->chunk, "overhead_us", p->o * 1e6);
+	if (o->block_model)
+		json_object_set_new(j, "block_model", json_true());
+	return j;
 }
 
 static int dump_json(json_t *j)
@@ -532,6 +543,7 @@ static int cmd_optimize(const opts *o)
 		return rc;
 	gs_params p = params_of(o, &t);
 	gs_model *m = gs_model_new(&t, &p);
+	gs_model_set_block_model(m, o->block_model);
 	gs_opt_cfg cfg;
 	gs_opt_out out;
 	cfg_of(o, &cfg);
@@ -573,7 +585,7 @@ static int cmd_optimize(const opts *o)
 	gs_sched_describe(&t, &rs, desc, sizeof(desc));
 	if (o->json) {
 		json_t *j = json_object();
-		json_object_set_new(j, "params", params_json(&t, &p));
+		json_object_set_new(j, "params", params_json(o, &t, &p));
 		json_object_set_new(j, "objective", json_string(gossip ? "gossip" : "exact"));
 		json_object_set_new(j, "result", result_json(m, &res));
 		json_object_set_new(j, "exact", json_boolean(exact));
@@ -591,7 +603,7 @@ static int cmd_optimize(const opts *o)
 		rc = dump_json(j);
 	} else {
 		char b1[32], b2[32];
-		print_header(&t, &p, stdout);
+		print_header(o, &t, &p, stdout);
 		printf("objective  %s\n", gossip ? "gossip: time until rho <= target" : "exact all-reduce");
 		printf("optimum    %s\n", desc);
 		gs_fmt_time(res.time, b1, sizeof(b1));
@@ -635,10 +647,13 @@ static int cmd_simulate(const opts *o)
 	if ((rc = load_topo_sched(o, o->pos[0], o->pos[1], &t, &s)))
 		return rc;
 	gs_params p = params_of(o, &t);
+	if (!o->have_size && s.bytes > 0)
+		p.M = s.bytes;              /* the size the schedule was optimized for */
 	if (o->kernel)
 		s.chunk_bytes = gs_kernel_block(s.chunk_bytes, p.M);
 	p.chunk = s.chunk_bytes;
 	gs_model *m = gs_model_new(&t, &p);
+	gs_model_set_block_model(m, o->block_model);
 	gs_model_set_kernel(m, o->kernel);
 	gs_result res;
 	if ((o->kernel && gs_kernel_patterns(&s, &e)) || gs_simulate(m, &s, &res, &e)) {
@@ -654,7 +669,7 @@ static int cmd_simulate(const opts *o)
 	gs_sched_describe(&t, &s, desc, sizeof(desc));
 	if (o->json) {
 		json_t *j = json_object();
-		json_object_set_new(j, "params", params_json(&t, &p));
+		json_object_set_new(j, "params", params_json(o, &t, &p));
 		json_object_set_new(j, "predicted_time_s", json_real(res.time));
 		json_object_set_new(j, "result", result_json(m, &res));
 		json_object_set_new(j, "exact", json_boolean(exact));
@@ -664,7 +679,7 @@ static int cmd_simulate(const opts *o)
 		rc = dump_json(j);
 	} else {
 		char b1[32];
-		print_header(&t, &p, stdout);
+		print_header(o, &t, &p, stdout);
 		printf("schedule   %s\n", desc);
 		gs_fmt_time(res.time, b1, sizeof(b1));
 		printf("time       %s per synchronization (pipelined, %d chunks)\n", b1, res.chunks);
@@ -692,6 +707,7 @@ static int cmd_compare(const opts *o)
 		return rc;
 	gs_params p = params_of(o, &t);
 	gs_model *m = gs_model_new(&t, &p);
+	gs_model_set_block_model(m, o->block_model);
 	gs_baseline b[GS_BASE_N];
 	gs_opt_cfg cfg;
 	gs_opt_out ex, go;
@@ -739,7 +755,7 @@ static int cmd_compare(const opts *o)
 	nr++;
 	if (o->json) {
 		json_t *j = json_object(), *rows = json_array();
-		json_object_set_new(j, "params", params_json(&t, &p));
+		json_object_set_new(j, "params", params_json(o, &t, &p));
 		for (int i = 0; i < nr; i++) {
 			json_t *r = json_pack("{s:s,s:b,s:s}", "name", row[i].name, "feasible", row[i].have,
 					      "shape", row[i].shape);
@@ -756,7 +772,7 @@ static int cmd_compare(const opts *o)
 			json_object_set_new(j, "optimum", gs_sched_to_json(&t, &ex.best));
 		rc = dump_json(j);
 	} else {
-		print_header(&t, &p, stdout);
+		print_header(o, &t, &p, stdout);
 		printf("\n%-36s %12s %9s %11s  %s\n", "schedule", "time", "/optimum", "/colocated", "shape");
 		for (int i = 0; i < nr; i++) {
 			char tb[32];
@@ -800,7 +816,7 @@ static int cmd_sweep(const opts *o)
 	gs_fig_point pts[64];
 	int np = 0;
 	if (!o->json) {
-		print_header(&base, &(gs_params){ o->size, o->chunk, base.overhead_us * 1e-6 }, stdout);
+		print_header(o, &base, &(gs_params){ o->size, o->chunk, base.overhead_us * 1e-6 }, stdout);
 		printf("sweep      %s%s\n\n%-11s %12s %12s %12s %8s  %s\n", o->vary,
 		       o->kernel ? " (optimum: schedules the kernel executes)" : "", o->vary,
 		       "optimum", "ring", "one-clique", "gain", "optimal schedule");
@@ -828,6 +844,7 @@ static int cmd_sweep(const opts *o)
 		}
 		gs_params p = params_of(o, &t);
 		gs_model *m = gs_model_new(&t, &p);
+		gs_model_set_block_model(m, o->block_model);
 		gs_baseline b[GS_BASE_N];
 		gs_opt_cfg cfg;
 		gs_opt_out ex;
@@ -874,7 +891,7 @@ static int cmd_sweep(const opts *o)
 	}
 	if (!rc && o->json) {
 		json_t *j = json_pack("{s:o,s:s,s:o}", "params",
-				      params_json(&base, &(gs_params){ o->size, o->chunk, base.overhead_us * 1e-6 }),
+				      params_json(o, &base, &(gs_params){ o->size, o->chunk, base.overhead_us * 1e-6 }),
 				      "vary", o->vary, "rows", rows);
 		rows = NULL;
 		rc = dump_json(j);

@@ -10,18 +10,31 @@
 #include <string.h>
 #include <unistd.h>
 
-static gs_export_opts export_opts(const opts *o)
+/* The operation size: --size, else the size the schedule was optimized
+ * for (its "bytes"), else unknown (0: auto is resolved at 256 MiB, and
+ * there is no block count to warn about).  optimize --apply: its --size. */
+static double op_size(const opts *o, const gs_sched *s)
 {
-	gs_export_opts x = { o->ranks, o->relays, o->nrelays, o->no_mc, o->start_seq, o->size };
+	if (o->have_size || !strcmp(o->cmd, "optimize"))
+		return o->size;
+	return s->bytes > 0 ? s->bytes : 0;
+}
+
+static gs_export_opts export_opts(const opts *o, const gs_sched *s)
+{
+	gs_export_opts x = { o->ranks, o->relays, o->nrelays, o->no_mc, o->start_seq, op_size(o, s) };
 	return x;
 }
 
-/* build and check; prints the error and returns the exit status */
+/* build and check; prints the error and returns the exit status.  Warns
+ * (one line on stderr) when an rs_multicast clique would have fewer
+ * blocks than members, naming the --chunk that avoids it. */
 static int export_sched(const opts *o, const char *what, const gs_topo *t, const gs_sched *s,
 			gs_export_ctx *x)
 {
-	gs_export_opts eo = export_opts(o);
+	gs_export_opts eo = export_opts(o, s);
 	gs_err e;
+	char warn[512];
 	int rc = gs_export(x, t, s, &eo, &e);
 	if (rc == GS_EXPORT_BADOPT)
 		return usage_err(o->cmd, "%s", e.msg);
@@ -29,6 +42,8 @@ static int export_sched(const opts *o, const char *what, const gs_topo *t, const
 		fprintf(stderr, "gsync-sched %s: %s: %s\n", o->cmd, what, e.msg);
 		return GS_EXIT_INFEASIBLE;
 	}
+	if (gs_export_few_blocks(x, eo.size, warn, sizeof(warn)))
+		fprintf(stderr, "gsync-sched %s: warning: %s\n", o->cmd, warn);
 	return 0;
 }
 

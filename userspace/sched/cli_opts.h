@@ -10,13 +10,14 @@
 typedef struct {
 	const char *cmd;
 	double size, chunk;
-	int have_chunk;
+	int have_size, have_chunk;          /* --size, --chunk given */
 	const char *mc, *fanin;
 	double agg_gbps, access_gbps, overhead_us;
 	int json;
 	const char *svg, *out, *objective, *vary, *values, *topodir;
 	double target_rho;
 	int max_rounds, effort, exhaustive, islands, quick;
+	int block_model;                    /* --block-model (gs_model_set_block_model) */
 	uint64_t seed;
 	unsigned pat_mask;
 	const char *pos[4];

@@ -165,5 +165,6 @@ int gs_optimize_gossip(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_
 			gs_sched_free(&s);
 	}
 	o->time = best;
+	o->best.bytes = gs_model_params(m)->M;
 	return isfinite(best) ? 0 : -1;
 }

@@ -4,8 +4,15 @@
  * positions: a few latency-aware starting assignments, then hill climbing
  * by swapping two islands (every assignment of a shape is exact, so the
  * search only trades time).  The RNG is seeded: same --seed, same answer.
- * The winner is polished: each clique's pattern is re-chosen with the
- * round's shared links in view, then the chunk size is picked.
+ * Shapes are searched at the model's chunk (--chunk); the winner is
+ * polished: each clique's pattern is re-chosen with the round's shared
+ * links in view, then the chunk size is picked (polish_chunk).  Under the
+ * block model (gs_model_set_block_model, --block-model) shapes are searched
+ * at a chunk that depends only on the operation size (search_chunk_start)
+ * and the polish re-chooses the patterns for every chunk size from
+ * GS_OPT_MIN_CHUNK up, keeping the fastest (search_chunk; for small N the
+ * shapes are then searched again at that chunk), so the optimum does not
+ * depend on --chunk.
  * cfg->kernel restricts both searches to what the kernel executes: shapes
  * whose cliques combine disjoint groups, GS_KERNEL_PATS, and the model in
  * kernel mode (software aggregators at members or relays). */
@@ -178,8 +185,8 @@ static double sim_time(gs_model *m, const gs_sched *s, gs_sched *out_resolved)
 }
 
 /* re-choose each clique's pattern with the other cliques of its round in
- * view (shared links), then the chunk size */
-static double polish(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sched *s)
+ * view (shared links), at the model's chunk; returns the time */
+static double polish_patterns(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sched *s)
 {
 	double T = sim_time(m, s, NULL);
 	int total = 0;
@@ -225,10 +232,19 @@ static double polish(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sc
 		if (!improved)
 			break;
 	}
-	/* chunk size: powers of two from 64 KiB up to the whole buffer */
+	return T;
+}
+
+/* Without the block model: the patterns re-chosen at the model's chunk,
+ * then the chunk alone, powers of two from GS_OPT_MIN_CHUNK up to the whole
+ * operation, the model's chunk the incumbent (what gsync-sched has always
+ * done: which schedule wins can depend on --chunk).  Records the size. */
+static double polish_chunk(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sched *s)
+{
+	double T = polish_patterns(m, t, cfg, s);
 	double keep = gs_model_params(m)->chunk, bestc = keep;
 	double M = gs_model_params(m)->M;
-	for (double ch = 65536; ch < 2 * M; ch *= 2) {
+	for (double ch = GS_OPT_MIN_CHUNK; ch < 2 * M; ch *= 2) {
 		gs_model_set_chunk(m, ch);
 		double v = sim_time(m, s, NULL);
 		if (v < T * (1 - 1e-9)) {
@@ -238,7 +254,91 @@ static double polish(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sc
 	}
 	gs_model_set_chunk(m, keep);
 	s->chunk_bytes = bestc;
+	s->bytes = M;                       /* the size it was optimized for */
 	return T;
+}
+
+/* Under the block model, the chunk sizes the search tries, ascending:
+ * GS_OPT_MIN_CHUNK, twice that, ... up to the whole operation, each as the
+ * block it gives (the kernel's block for this operation in kernel mode: at
+ * least 4096 bytes, at most 4096 blocks), duplicates dropped.  Nothing
+ * here depends on the chunk the model was created with, so neither does
+ * the optimum. */
+#define MAX_CHUNKS 64
+static int chunk_candidates(const gs_model *m, double *out)
+{
+	const gs_params *p = gs_model_params(m);
+	int n = 0, kernel = gs_model_kernel(m);
+	for (double ch = GS_OPT_MIN_CHUNK; n < MAX_CHUNKS; ch *= 2) {
+		double b = kernel ? gs_kernel_block(ch, p->M) : fmin(ch, p->M);
+		if (!n || b > out[n - 1])
+			out[n++] = b;
+		if (ch >= p->M)
+			break;
+	}
+	return n;
+}
+
+/* The chunk the shapes are searched at: the smallest candidate that cuts
+ * the operation into at most this many blocks (4 MiB for 256 MiB, 64 KiB
+ * for 4 MiB): enough blocks to spread rs_multicast over the members and to
+ * pipeline rounds, few enough that per-message overheads do not decide the
+ * shape.  The chunk search then tries every candidate. */
+#define SEARCH_BLOCKS 64
+static double search_chunk_start(const gs_model *m)
+{
+	double c[MAX_CHUNKS], M = gs_model_params(m)->M;
+	int n = chunk_candidates(m, c), i = 0;
+	while (i < n - 1 && ceil(M / c[i]) > SEARCH_BLOCKS)
+		i++;
+	return c[i];
+}
+
+/* Under the block model, the chunk size: for every candidate, the clique
+ * patterns re-chosen at that chunk (blocks change what rs_multicast
+ * costs), the fastest kept (the smaller chunk on a tie).  Leaves the model
+ * at its chunk; records the size. */
+static double search_chunk(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sched *s)
+{
+	double c[MAX_CHUNKS], keep = gs_model_params(m)->chunk, best = INFINITY;
+	int n = chunk_candidates(m, c);
+	gs_sched win;
+	memset(&win, 0, sizeof(win));
+	for (int i = 0; i < n; i++) {
+		gs_sched trial;
+		gs_model_set_chunk(m, c[i]);
+		gs_sched_copy(&trial, s);
+		trial.chunk_bytes = c[i];
+		double v = polish_patterns(m, t, cfg, &trial);
+		if (!win.r || v < best * (1 - 1e-9)) {
+			best = v;
+			if (win.r)
+				gs_sched_free(&win);
+			win = trial;
+		} else
+			gs_sched_free(&trial);
+	}
+	gs_model_set_chunk(m, keep);
+	gs_sched_free(s);
+	*s = win;
+	s->bytes = gs_model_params(m)->M;
+	return best;
+}
+
+/* the polish of the winner: search_chunk under the block model, else
+ * polish_chunk */
+static double polish(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sched *s)
+{
+	return gs_model_block_model(m) ? search_chunk(m, t, cfg, s) : polish_chunk(m, t, cfg, s);
+}
+
+/* the chunk the shapes are searched at: search_chunk_start() under the
+ * block model, else the model's; *KEEP: the chunk to restore */
+static void search_at_start(gs_model *m, double *keep)
+{
+	*keep = gs_model_params(m)->chunk;
+	if (gs_model_block_model(m))
+		gs_model_set_chunk(m, search_chunk_start(m));
 }
 
 /* cfg with the kernel's patterns only, if it asks for kernel schedules */
@@ -250,19 +350,18 @@ static const gs_opt_cfg *kernel_cfg(const gs_opt_cfg *cfg, gs_opt_cfg *copy)
 	return copy;
 }
 
-int gs_optimize_exact(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg_in, gs_opt_out *o)
+/* the shapes searched at the model's chunk, the best one then polished
+ * (polish: its chunk searched); O->best and O->time, INFINITY if none */
+static void search_shapes(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_struct *sts, int ns,
+			  gs_opt_out *o)
 {
-	gs_opt_cfg kc;
-	const gs_opt_cfg *cfg = kernel_cfg(cfg_in, &kc);
-	int N = t->n_islands, was_kernel = gs_model_set_kernel(m, cfg->kernel);
-	gs_struct *sts;
-	int ns = gs_struct_all(N, &sts);
+	int N = t->n_islands, bi = -1;
 	gs_ccache cc;
 	uint64_t rng = cfg->seed;
 	int *at = gs_xmalloc(sizeof(int) * (size_t)N), *best_at = gs_xmalloc(sizeof(int) * (size_t)N);
-	int bi = -1;
 	double best = INFINITY;
 	memset(o, 0, sizeof(*o));
+	o->time = INFINITY;
 	gs_cc_init(&cc, m, cfg->pat_mask);
 	for (int i = 0; i < ns; i++) {
 		if (cfg->kernel && !sts[i].disjoint)
@@ -277,14 +376,52 @@ int gs_optimize_exact(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg_in, g
 		}
 	}
 	o->structures = ns;
-	o->time = INFINITY;
-	int rc = -1;
 	if (bi >= 0 && isfinite(best)) {
 		gs_struct_eval(&cc, &sts[bi], best_at, &o->best);
 		o->time = polish(m, t, cfg, &o->best);
 		snprintf(o->best.name, sizeof(o->best.name), "optimum (%s)", sts[bi].desc);
-		rc = 0;
 	}
+	gs_cc_free(&cc);
+	free(at);
+	free(best_at);
+}
+
+/* Under the block model the shapes are searched at search_chunk_start();
+ * when the chunk search then settles on another chunk, they are searched
+ * again at that one (up to this many islands, where a search takes
+ * milliseconds), since which shape and patterns win depends on the chunk;
+ * the faster is kept.  Without it they are searched once, at the model's
+ * chunk. */
+#define GS_RESEARCH_MAX 16
+
+int gs_optimize_exact(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg_in, gs_opt_out *o)
+{
+	gs_opt_cfg kc;
+	const gs_opt_cfg *cfg = kernel_cfg(cfg_in, &kc);
+	int N = t->n_islands, was_kernel = gs_model_set_kernel(m, cfg->kernel);
+	int blocks = gs_model_block_model(m), nat = 1;
+	double keep = gs_model_params(m)->chunk, at[2] = { blocks ? search_chunk_start(m) : keep, 0 };
+	gs_struct *sts;
+	int ns = gs_struct_all(N, &sts);
+	long evals = 0;
+	memset(o, 0, sizeof(*o));
+	o->time = INFINITY;
+	for (int i = 0; i < nat; i++) {
+		gs_opt_out x;
+		gs_model_set_chunk(m, at[i]);
+		search_shapes(m, t, cfg, sts, ns, &x);
+		evals += x.evals;
+		if (blocks && !i && x.best.r && x.best.chunk_bytes != at[0] && N <= GS_RESEARCH_MAX)
+			at[nat++] = x.best.chunk_bytes;
+		if (x.best.r && (!o->best.r || x.time < o->time * (1 - 1e-9))) {
+			gs_opt_out_free(o);
+			*o = x;
+		} else
+			gs_opt_out_free(&x);
+	}
+	o->evals = evals;
+	o->structures = ns;
+	int rc = o->best.r && isfinite(o->time) ? 0 : -1;
 	/* small enough for exhaustive search within a few milliseconds: take
 	 * its answer when better (the heuristic's shapes have balanced groups;
 	 * exhaustive search also tries unbalanced two-round schedules) */
@@ -300,12 +437,10 @@ int gs_optimize_exact(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg_in, g
 		if (rc && isfinite(o->time))
 			rc = 0;
 	}
-	gs_cc_free(&cc);
 	for (int i = 0; i < ns; i++)
 		gs_struct_free(&sts[i]);
 	free(sts);
-	free(at);
-	free(best_at);
+	gs_model_set_chunk(m, keep);
 	gs_model_set_kernel(m, was_kernel);
 	return rc;
 }
@@ -448,6 +583,8 @@ int gs_exhaustive(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg_in, gs_op
 	x.mask = cfg->pat_mask;
 	x.kernel = cfg->kernel;
 	int was_kernel = gs_model_set_kernel(m, cfg->kernel);
+	double keep;
+	search_at_start(m, &keep);
 	gs_ccache cc;
 	gs_cc_init(&cc, m, cfg->pat_mask);
 	x.cc = &cc;
@@ -503,6 +640,7 @@ int gs_exhaustive(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg_in, gs_op
 	gs_cc_free(&cc);
 	free(x.memo);
 	free(x.have);
+	gs_model_set_chunk(m, keep);
 	gs_model_set_kernel(m, was_kernel);
 	return rc;
 }

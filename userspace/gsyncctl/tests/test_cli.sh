@@ -219,6 +219,18 @@ has "show JSON relay: named" out 'relay "H" (rank 4)'
 t "schedule show: PoP aggregator without --relay exits 1" 1 $BIN schedule show "$FX/sched-hub.json" -t "$TOP/four-star.json"
 has "and says what to give" err "give --relay H=RANK"
 t "schedule show: a bad --relay is a usage error" 2 $BIN schedule show "$FX/sched-hub.json" -t "$TOP/four-star.json" --relay H=9
+# "bytes": the operation size the schedule was optimized for, as gsync-sched
+# export takes it: 65536 bytes in blocks of 65536 is one block for two
+# rs_multicast members, which export warns about
+sed 's/"chunk_bytes": 65536/"bytes": 65536, "chunk_bytes": 65536/' "$FX/sched-grid.json" >"$TMP/bytes.json"
+t "schedule show: JSON with bytes" 0 $BIN schedule show "$TMP/bytes.json" -t "$TOP/four-star.json"
+has "warns: rs_multicast with fewer blocks than members" err "warning: rounds\[1\].cliques\[0\]: rs_multicast over 2 members, but 65536 bytes in blocks of 65536 make 1 block"
+sed 's/"chunk_bytes": 65536/"bytes": 1048576, "chunk_bytes": 65536/' "$FX/sched-grid.json" >"$TMP/bytes.json"
+t "schedule show: JSON with bytes of 16 blocks" 0 $BIN schedule show "$TMP/bytes.json" -t "$TOP/four-star.json"
+if [ -s "$TMP/err" ]; then flunk "no warning with 16 blocks"; sed 's/^/# /' "$TMP/err"; else pass "no warning with 16 blocks"; fi
+sed 's/"chunk_bytes": 65536/"bytes": -5, "chunk_bytes": 65536/' "$FX/sched-grid.json" >"$TMP/bytes.json"
+t "schedule show: JSON with bytes -5 exits 1" 1 $BIN schedule show "$TMP/bytes.json" -t "$TOP/four-star.json"
+has "saying bytes must be a positive integer" err "bytes: must be a positive integer"
 t "schedule show: a ring exits 1" 1 $BIN schedule show "$FX/sched-ring.json" -t "$TOP/four-star.json"
 has "naming the clique" err 'rounds\[0\].cliques\[0\]: pattern "ring" cannot be executed by the kernel'
 t "schedule show: JSON that is no all-reduce exits 1" 1 $BIN schedule show "$FX/sched-partial.json" -t "$TOP/four-star.json"

@@ -127,7 +127,9 @@ static void test_sched_errors(const gs_topo *nine)
 }
 
 /* ---- cost formulas ---- */
-static double sim1(const gs_topo *t, gs_params p, const char *json, gs_result *keep)
+/* simulate JSON on T; BLOCKS: under the block model (--block-model),
+ * else as a new model costs it */
+static double sim1b(const gs_topo *t, gs_params p, const char *json, gs_result *keep, int blocks)
 {
 	gs_sched s;
 	gs_err e;
@@ -137,6 +139,8 @@ static double sim1(const gs_topo *t, gs_params p, const char *json, gs_result *k
 		return NAN;
 	}
 	gs_model *m = gs_model_new(t, &p);
+	if (blocks)                         /* else the model's default: off */
+		gs_model_set_block_model(m, 1);
 	double T = NAN;
 	if (!gs_simulate(m, &s, &r, &e)) {
 		T = r.time;
@@ -149,6 +153,11 @@ static double sim1(const gs_topo *t, gs_params p, const char *json, gs_result *k
 	gs_model_free(m);
 	gs_sched_free(&s);
 	return T;
+}
+
+static double sim1(const gs_topo *t, gs_params p, const char *json, gs_result *keep)
+{
+	return sim1b(t, p, json, keep, 0);
 }
 
 static void test_costs(void)
@@ -206,6 +215,110 @@ static void test_costs(void)
 	gs_topo_free(&two);
 	gs_topo_free(&line);
 	gs_topo_free(&star);
+}
+
+/* ---- rs_multicast shares: whole blocks, block b to position b mod k ---- */
+static void test_owned(void)
+{
+	static const struct { double bytes, block; int k; double own[9]; const char *what; } c[] = {
+		{ 4 * 1048576.0, 1048576, 3, { 2 * 1048576.0, 1048576, 1048576 }, "4 blocks over 3: 2, 1, 1 blocks" },
+		{ 2 * 1048576.0, 1048576, 3, { 1048576, 1048576, 0 }, "2 blocks over 3: the third owns nothing" },
+		{ 1048576, 4 * 1048576.0, 9, { 1048576 }, "block larger than the operation: position 0 owns it all" },
+		{ 1048576, 1048576, 9, { 1048576 }, "one block over 9: position 0 owns it all" },
+		{ 1000, 300, 3, { 400, 300, 300 }, "partial last block: 1000 B in 300 B blocks over 3 = 400, 300, 300" },
+		{ 2.5 * 1048576, 1048576, 2, { 1.5 * 1048576, 1048576 }, "2.5 MiB in 1 MiB blocks over 2: the short block goes to 0" },
+		{ 1100, 300, 3, { 300 + 200, 300, 300 }, "1100 B: 4 blocks, the 200 B one is position 0's" },
+		{ 1100, 300, 2, { 600, 300 + 200 }, "1100 B over 2: the short block is position 1's" },
+		{ 256 * 1048576.0, 4 * 1048576.0, 9, { 32 * 1048576.0, 28 * 1048576.0, 28 * 1048576.0, 28 * 1048576.0,
+						    28 * 1048576.0, 28 * 1048576.0, 28 * 1048576.0, 28 * 1048576.0,
+						    28 * 1048576.0 }, "64 blocks over 9: 8, then 7 each" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int good = 1;
+		for (int m = 0; m < c[i].k; m++)
+			if (gs_owned_bytes(c[i].bytes, c[i].block, c[i].k, m) != c[i].own[m]) {
+				printf("# position %d: %.0f, want %.0f\n", m, gs_owned_bytes(c[i].bytes, c[i].block, c[i].k, m),
+				       c[i].own[m]);
+				good = 0;
+			}
+		ok(good, "owned bytes: %s", c[i].what);
+	}
+	/* any case: the shares add up to the operation, differ by at most a
+	 * block, and nobody owns anything when there are fewer blocks */
+	uint64_t rng = 11;
+	int good = 1;
+	for (int i = 0; i < 2000 && good; i++) {
+		double bytes = 1 + gs_rng_below(&rng, 1 << 22), block = 1 + gs_rng_below(&rng, 1 << 20);
+		int k = 1 + gs_rng_below(&rng, 16);
+		double sum = 0, lo = INFINITY, hi = 0, nb = ceil(bytes / block);
+		int zero = 0;
+		for (int m = 0; m < k; m++) {
+			double o = gs_owned_bytes(bytes, block, k, m);
+			sum += o;
+			lo = fmin(lo, o);
+			hi = fmax(hi, o);
+			zero += o == 0;
+		}
+		good = sum == bytes && hi - lo <= block && zero == (nb < k ? k - (int)nb : 0);
+		if (!good)
+			printf("# %.0f bytes, block %.0f, k %d: sum %.0f, spread %.0f, %d own nothing\n", bytes, block, k,
+			       sum, hi - lo, zero);
+	}
+	ok(good, "owned bytes: 2000 random cases add up to the operation, spread <= one block");
+}
+
+/* ---- the block model (--block-model) charges rs_multicast owners those
+ * shares; off by default ---- */
+static void test_block_model(const gs_topo *nine)
+{
+	const double MiB = 1024.0 * 1024;
+	/* four islands on a line,
+	 * 1.25e9 B/s everywhere, 5 ms hops, M = 1.25e9 B, no overhead */
+	gs_topo line;
+	if (load("four-line.json", &line)) {
+		ok(0, "load four-line");
+		return;
+	}
+	const char *rs = "{\"rounds\":[{\"cliques\":[{\"members\":[\"A\",\"B\",\"C\",\"D\"],\"pattern\":\"rs_multicast\"}]}]}";
+	gs_params q = { 1.25e9, 1.25e9, 0 };
+	double T = sim1b(&line, q, rs, NULL, 1);
+	ok(near(T, 3.030, 1e-9), "block model: rs_multicast, 1 block over 4: A reduces it all, its ingress takes 3M: 3 s + 2 x 15 ms (got %.6f)", T);
+	/* off (the default until issue #10): M/k each, whatever the blocks */
+	double T0 = sim1(&line, q, rs, NULL);
+	ok(near(T0, 1.530, 1e-9), "default (no block model): rs_multicast of 1 block over 4 still costs M/4 each: 1.530 s (got %.6f)", T0);
+	q.chunk = q.M / 2;
+	T = sim1b(&line, q, rs, NULL, 1);
+	ok(near(T, 2.030, 1e-9), "block model: rs_multicast, 2 blocks over 4: A and B own M/2, B's ingress takes 2M: 2.030 s (got %.6f)", T);
+	q.chunk = q.M / 4;
+	T = sim1b(&line, q, rs, NULL, 1);
+	ok(near(T, 1.530, 1e-9), "block model: rs_multicast, 4 blocks over 4: M/4 each, ingress 1.5M: 1.530 s (got %.6f)", T);
+	gs_topo_free(&line);
+
+	/* positions are by rank (topology order), not by the order listed: with
+	 * one block the lowest-ranked member does what an aggregator does */
+	gs_params p9 = { 4 * MiB, 4 * MiB, 20e-6 };
+	const char *three = "{\"rounds\":[{\"cliques\":[{\"members\":[\"TYO\",\"LON\",\"AMS\"],\"pattern\":\"%s\"%s}]}]}";
+	const char *how[3][2] = { { "rs_multicast", "" }, { "aggregator", ",\"aggregator\":\"AMS\"" },
+				  { "aggregator", ",\"aggregator\":\"TYO\"" } };
+	double bw[3];
+	gs_topo soft;                       /* no FPGAs: aggregators reduce in software */
+	gs_topo_clone(nine, &soft);
+	soft.n_aggs = 0;
+	for (int i = 0; i < soft.n_nodes; i++)
+		soft.agg_of_node[i] = -1;
+	soft.nodes[gs_topo_find(&soft, "TYO")].ingress_gbps = 1;   /* an aggregator there is slower */
+	for (int i = 0; i < 3; i++) {
+		char json[256];
+		gs_result r;
+		snprintf(json, sizeof(json), three, how[i][0], how[i][1]);
+		bw[i] = isnan(sim1b(&soft, p9, json, &r, 1)) ? NAN : r.bw[0];
+		if (!isnan(bw[i]))
+			gs_result_free(&r);
+	}
+	gs_topo_free(&soft);
+	ok(near(bw[0], bw[1], 1e-12) && !near(bw[0], bw[2], 1e-3),
+	   "block model: rs_multicast of one block loads the links as an aggregator at its lowest rank (AMS %.6f s), not at the first listed (TYO %.6f s): %.6f s",
+	   bw[1], bw[2], bw[0]);
 }
 
 static void test_paths(const gs_topo *nine, const gs_topo *pub)
@@ -602,6 +715,8 @@ int main(int argc, char **argv)
 	test_json_errors();
 	test_sched_errors(&nine);
 	test_costs();
+	test_owned();
+	test_block_model(&nine);
 	test_paths(&nine, &pub);
 	test_mixing();
 	test_ring_order();
