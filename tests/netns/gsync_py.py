@@ -292,7 +292,9 @@ def main():
     run.add_argument("--check-sample", type=int, default=8192,
                      help="check every element up to this many, else a sample")
     run.add_argument("--expect-status", default="0",
-                     help="errno expected from every operation (0 = success)")
+                     help="errno expected from every operation (0 = success), "
+                     "or a comma-separated list, one per operation (the last "
+                     "repeats)")
     run.add_argument("--schedule", help="schedule blob to load before op 1 "
                      "(tests/netns/gsched.py makes them)")
     run.add_argument("--switch", action="append", default=[], metavar="SEQ:FILE",
@@ -329,7 +331,7 @@ def main():
     if a.schedule:
         switches.setdefault(1, a.schedule)
     seq, failures, digest = 1, 0, hashlib.sha256()
-    want_status = int(a.expect_status)
+    want_list = [int(x) for x in a.expect_status.split(",")]
     for it in range(a.iters):
         for dname in a.dtypes.split(","):
             dtype = DTYPES[dname]
@@ -356,6 +358,7 @@ def main():
                                 break
                             time.sleep(0.05)
                         print(f"# rank {a.rank}: pushed schedule {'seen' if blob else 'NOT seen'}")
+                    want_status = want_list[min(seq, len(want_list)) - 1]
                     t0 = time.monotonic()
                     submit(s, seq, mine, dtype, op)
                     rseq, status, data = collect(s, len(mine))

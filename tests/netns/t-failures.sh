@@ -39,6 +39,45 @@ gs_group "$tmp/mm" "a dtype mismatch fails the operation with EPROTO on every ra
 	--sizes 100 --timeout-ms 3000 --expect-status 71
 GS_RANK_ARGS=()
 
+# A rank that joins after its peers' op_timeout_ms has run out: JOIN is
+# no rendezvous (docs/transport.md), so the operation the peers submitted
+# without it fails: ETIMEDOUT on them, ECONNABORTED on the late rank (its
+# NACKs reach peers that have let the operation go). Every later operation
+# succeeds with the same bits on every rank: a late rank costs the
+# operations it missed, not the group.
+to=$(gs_pick 8000 40000)
+late=(--members "$(gs_members 4 7002)" --mcast 239.77.1.5:7102 --dtypes int32
+	--ops max --sizes 777,5000 --iters 2 --timeout-ms "$to")
+pl=()
+for r in 0 1; do
+	gs_exec "i$r" python3 tests/netns/gsync_py.py run --rank "$r" "${late[@]}" \
+		--expect-status 110,0 > "$tmp/late$r" 2>&1 &
+	pl+=($!)
+done
+# ops_failed of the island's sockets (only this group's are open now).
+ops_failed() {
+	gs_exec "$1" awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ n += $c["ops_failed"] } END { print n + 0 }' /proc/net/gsync
+}
+end=$(( SECONDS + 3 * to / 1000 + 120 ))
+until { [ "$(ops_failed i0)" = 1 ] && [ "$(ops_failed i1)" = 1 ]; } ||
+	[ $SECONDS -ge $end ]; do
+	read -rt 0.1 <> <(:) || true
+done
+gs_ok "ranks 0 and 1 failed operation 1 without rank 2" \
+	test "$(ops_failed i0) $(ops_failed i1)" = "1 1"
+gs_exec i2 python3 tests/netns/gsync_py.py run --rank 2 "${late[@]}" \
+	--expect-status 103,0 > "$tmp/late2" 2>&1 &
+pl+=($!)
+for r in 0 1 2; do
+	wait "${pl[r]}"
+	rc=$?
+	gs_ok "late rank: rank $r: operation 1 failed as expected, operations 2-4 exact" test "$rc" = 0
+	[ "$rc" = 0 ] || gs_diag < "$tmp/late$r"
+done
+gs_ok "late rank: every rank holds the same bits" \
+	test "$(grep -h '^digest' "$tmp"/late? | sort -u | wc -l)" = 1
+
 # Close with an operation in flight (nobody else ever answers).
 gs_ok "closing a socket with an operation in flight" gs_exec i0 python3 - <<'PY'
 import sys
