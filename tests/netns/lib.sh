@@ -164,6 +164,25 @@ gs_pass() { echo "ok - $1"; }
 gs_fail() { echo "not ok - $1"; GS_FAILED=1; }
 gs_diag() { sed 's/^/# /'; }
 
+# gs_proc_sum ID COLUMN: COLUMN of /proc/net/gsync summed over the island's
+# open sockets (0 when none is open).
+gs_proc_sum() {
+	gs_exec "$1" awk -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ n += $c[col] } END { print n + 0 }' /proc/net/gsync
+}
+
+# gs_until SECONDS CMD...: run CMD every 0.1 s until it succeeds (status 0)
+# or SECONDS pass (status 1). A poll of a condition, not a sleep standing in
+# for one.
+gs_until() {
+	local end=$(( SECONDS + $1 ))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		read -rt 0.1 <> <(:) || true
+	done
+}
+
 # gs_hold ID N: open N AF_GSYNC sockets in island ID from a background
 # process; sets GS_HOLD_PID once they are open (it waits for the holder's
 # "ready" line on a fifo, so no polling). gs_unhold PID... closes them and

@@ -54,18 +54,11 @@ for r in 0 1; do
 		--expect-status 110,0 > "$tmp/late$r" 2>&1 &
 	pl+=($!)
 done
-# ops_failed of the island's sockets (only this group's are open now).
-ops_failed() {
-	gs_exec "$1" awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{ n += $c["ops_failed"] } END { print n + 0 }' /proc/net/gsync
-}
-end=$(( SECONDS + 3 * to / 1000 + 120 ))
-until { [ "$(ops_failed i0)" = 1 ] && [ "$(ops_failed i1)" = 1 ]; } ||
-	[ $SECONDS -ge $end ]; do
-	read -rt 0.1 <> <(:) || true
-done
+# Only this group's sockets are open now.
+failed_both() { [ "$(gs_proc_sum i0 ops_failed) $(gs_proc_sum i1 ops_failed)" = "1 1" ]; }
+gs_until $(( 3 * to / 1000 + 120 )) failed_both
 gs_ok "ranks 0 and 1 failed operation 1 without rank 2" \
-	test "$(ops_failed i0) $(ops_failed i1)" = "1 1"
+	failed_both
 gs_exec i2 python3 tests/netns/gsync_py.py run --rank 2 "${late[@]}" \
 	--expect-status 103,0 > "$tmp/late2" 2>&1 &
 pl+=($!)

@@ -30,20 +30,22 @@ gs_exec i0 python3 tests/netns/sched_api.py --members "$(gs_members 4 7310)" --m
 # ---- pushed from outside with gsyncctl (GSYNC_SCHEDULE_PUSH) -------------------
 # Ranks run op 1 under the default schedule and wait before op 2 until the
 # grid, pushed into each island by gsyncctl, is in place; op 2 and later
-# must then be exact under the grid.
+# must then be exact under the grid. An island gets the push only once its
+# rank completed op 1: every rank has then submitted op 1 under the default,
+# and a push that reached one island before another's first submission
+# would have split op 1 between two schedules.
 (gs_group "$tmp/push" "grid pushed by gsyncctl schedule load before op 2" \
 	--group 42 --members "$(gs_members 4 7304)" --mcast 239.77.9.9:7409 --dtypes fp32 \
 	--ops sum --sizes 5000 --iters 3 --await-push 2 --timeout-ms 60000 \
 	> "$tmp/push.tap"; echo $? > "$tmp/push.rc") &
 grp=$!
 pushed=0
-# Until each island's socket has joined (ENOENT before), while the group runs.
 for id in $(gs_ids); do
-	while kill -0 "$grp" 2>/dev/null; do
-		gs_exec "$id" userspace/gsyncctl/gsyncctl schedule load "$tmp/grid-rs" \
-			--group 42 > "$tmp/push.$id.log" 2>&1 && { pushed=$((pushed + 1)); break; }
-		sleep 0.1
-	done
+	op1_done() { ! kill -0 "$grp" 2>/dev/null || [ "$(gs_proc_sum "$id" ops_completed)" -ge 1 ]; }
+	gs_until 900 op1_done || break
+	kill -0 "$grp" 2>/dev/null || break
+	gs_exec "$id" userspace/gsyncctl/gsyncctl schedule load "$tmp/grid-rs" \
+		--group 42 > "$tmp/push.$id.log" 2>&1 && pushed=$((pushed + 1))
 done
 wait $grp
 cat "$tmp/push.tap"
