@@ -6,6 +6,7 @@
 #   make demo            boot the VM with the nine-city islands
 #   make deps            install the Debian packages the build and tests need
 #   make bench           CPU reduction, offload path and WAN all-reduce benchmarks
+#   make bench-base      WAN all-reduce of this tree next to BASE= (default 8b5cfc1)
 #   make soak            minutes of random traffic and disruptions, debug kernel
 #   make install         userspace, man pages, Wireshark dissector (PREFIX=/usr/local,
 #                        DESTDIR=, LIBDIR=, ... as each directory's Makefile says)
@@ -30,7 +31,7 @@ MODULE_SRCS := Kbuild $(shell find kmod uapi xrt_kernels/ref -name '*.[ch]' -o -
 
 USERSPACE_DIRS := $(patsubst %/Makefile,%,$(wildcard userspace/*/Makefile xrt_kernels/Makefile))
 
-.PHONY: all modules modules-dir userspace check demo deps clean checkpatch bench \
+.PHONY: all modules modules-dir userspace check demo deps clean checkpatch bench bench-base \
 	soak install deb deb-check
 
 all: userspace
@@ -83,6 +84,10 @@ bench:
 	@tests/bench/offload/run
 	@tests/bench/gsync-bench
 	@tests/bench/python-sync
+
+# This tree's WAN all-reduce against an earlier commit's, in one VM boot.
+bench-base:
+	@tests/bench/base-compare $(if $(BASE),--base $(BASE))
 
 # Minutes of random traffic, kills, netns deletions and module reloads on
 # the debug kernel (unless VM_PROFILE is given); not part of check
