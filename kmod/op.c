@@ -391,15 +391,16 @@ bool gsync_op_all_acked(struct gsync_group *g, struct gsync_op *op)
 
 /*
  * Failures every rank must report alike (a mismatch, an abort, a peer
- * that closed mid-operation) are told to peers that ask; our own timeout
- * is not (peers time out on their own), nor our own close (the ABORT sent
- * at close tells them).
+ * that closed mid-operation, a timeout) are told to peers that ask, so a
+ * rank that submits late fails the same way instead of completing from
+ * the values it holds; not our own close (the ABORT sent at close tells
+ * them).
  */
 bool gsync_op_keeps_failure(const struct gsync_op *op)
 {
 	return op->state == GSYNC_OPS_FAILED &&
 	       (op->status == -EPROTO || op->status == -ECONNABORTED ||
-		op->status == -ECONNRESET);
+		op->status == -ECONNRESET || op->status == -ETIMEDOUT);
 }
 
 /* Fail an operation still in progress. Under the lock. */

@@ -350,6 +350,9 @@ static void gsync_rx_abort(struct gsync_group *g, struct gsync_op *op,
 	case ECONNRESET:
 		err = -ECONNRESET;
 		break;
+	case ETIMEDOUT:
+		err = -ETIMEDOUT;
+		break;
 	default:
 		err = -ECONNABORTED;
 	}
@@ -556,21 +559,29 @@ void gsync_rx_replay_stash(struct gsync_group *g, u64 seq)
 	struct sk_buff_head done;
 	struct sk_buff *skb, *tmp;
 	struct gsync_wire_hdr h;
+	unsigned int pass;
 	u64 s;
 
 	__skb_queue_head_init(&done);
 	spin_lock_bh(&g->lock);
-	skb_queue_walk_safe(&g->stash, skb, tmp) {
-		if (skb_copy_bits(skb, sizeof(struct udphdr), &h, sizeof(h)))
-			s = 0;
-		else
+	/*
+	 * ABORTs first: an operation a peer failed before we submitted it
+	 * fails here too, even if the peers' values came in before their
+	 * ABORT and would complete it.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		skb_queue_walk_safe(&g->stash, skb, tmp) {
+			if (skb_copy_bits(skb, sizeof(struct udphdr), &h,
+					  sizeof(h)))
+				memset(&h, 0, sizeof(h));	/* seq 0: dropped */
 			s = be64_to_cpu(h.seq);
-		if (s > seq)
-			continue;
-		__skb_unlink(skb, &g->stash);
-		g->stash_bytes -= skb->truesize;
-		if (s < seq || !gsync_rx_locked(g, skb))
-			__skb_queue_tail(&done, skb);
+			if (s > seq || (!pass && h.type != GSYNC_PKT_ABORT))
+				continue;
+			__skb_unlink(skb, &g->stash);
+			g->stash_bytes -= skb->truesize;
+			if (s < seq || !gsync_rx_locked(g, skb))
+				__skb_queue_tail(&done, skb);
+		}
 	}
 	spin_unlock_bh(&g->lock);
 	__skb_queue_purge(&done);

@@ -8,7 +8,8 @@
  * with a STATUS, POLLing (with backoff) until then. An operation fails
  * with ETIMEDOUT when a peer it still waits for has sent nothing at all
  * (no packet of any kind, for any operation) for op_timeout_ms, so a dead
- * rank is detected while the others make progress.
+ * rank is detected while the others make progress; an ABORT tells the
+ * peers, so that every rank reports the operation failed alike.
  *
  * Locking: the repair work runs every repair_ms in process context and
  * takes gsync_group.lock; buffers it releases are freed after unlocking.
@@ -220,7 +221,14 @@ static void gsync_repair_op(struct gsync_group *g, struct gsync_op *op,
 	/* Blocks with the engine are progress the peers cannot see. */
 	if (op->state == GSYNC_OPS_OPEN && !op->jobs &&
 	    gsync_op_silent(g, op, now)) {
+		struct gsync_wire_abort a = { .error = cpu_to_be32(ETIMEDOUT) };
+
 		gsync_op_fail(g, op, -ETIMEDOUT);
+		/*
+		 * Tell every peer: one still waiting fails alike, one that
+		 * has not submitted it yet keeps the ABORT for when it does.
+		 */
+		gsync_ctrl_queue(g, -1, GSYNC_PKT_ABORT, op, 0, &a, sizeof(a));
 		return;
 	}
 	for (s = 0; s < op->nsteps; s++)

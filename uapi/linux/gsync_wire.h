@@ -18,7 +18,11 @@
  *          every receiver: receivers answer with STATUS or NACK. Header
  *          fields as in DATA, chunk = 0, no payload.
  *  ABORT   "operation seq failed": payload struct gsync_wire_abort. Sent to
- *          every rank when one rank detects ranks disagreeing on seq.
+ *          every rank when one rank detects ranks disagreeing on seq
+ *          (EPROTO), times it out (ETIMEDOUT) or closes in it
+ *          (ECONNRESET), and to a rank that asks about an operation that
+ *          failed so. Receivers fail seq with that error (any other:
+ *          ECONNABORTED), or keep it for when they submit seq.
  *
  * Steps. A schedule of R rounds runs in 2R steps: step 2r carries values
  * into round r's reduction (to every member, or to the block's owner),
