@@ -187,8 +187,25 @@ def cmd_snippet(a):
         m = SNIPPET.search(f.read())
     if not ok(m is not None, f"{a.file} has a snippet marked <!-- gsync-snippet -->"):
         return
+    timeout = os.environ.get("GSYNC_SNIPPET_OP_TIMEOUT_MS")
+    if timeout:
+        # The snippet keeps the default op_timeout_ms (10 s); on the debug
+        # kernel under TCG a rank can be busy longer than that between two
+        # operations. Its own `import gsync` gets this Group.
+        plain = gsync.Group
+
+        class Group(plain):
+            def __init__(self, *args, **kw):
+                kw.setdefault("op_timeout_ms", int(timeout))
+                super().__init__(*args, **kw)
+
+        gsync.Group = Group
     ns = {"rank": a.rank, "__name__": "__snippet__"}
-    exec(compile(m.group(1), a.file, "exec"), ns)
+    try:
+        exec(compile(m.group(1), a.file, "exec"), ns)
+    finally:
+        if timeout:
+            gsync.Group = plain
     import numpy as np
     grads = ns.get("grads")
     ok(isinstance(grads, np.ndarray) and grads.dtype == np.float32 and (grads == 6.0).all(),

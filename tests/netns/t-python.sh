@@ -40,7 +40,10 @@ py_ranks() {
 }
 
 # The docs' snippet uses 198.18.0.1..3 (the islands' addresses), port 7000
-# and group 239.1.1.1:7100.
+# and group 239.1.1.1:7100, and the default op_timeout_ms (10 s), which
+# the debug kernel under TCG can exceed between two operations of a rank:
+# there vm_rank.py gives the snippet's Group a longer one.
+export GSYNC_SNIPPET_OP_TIMEOUT_MS=$(gs_pick "" 120000)
 py_ranks "docs/python.md snippet" snippet docs/python.md
 py_ranks "README.md snippet" snippet README.md
 
