@@ -6,7 +6,8 @@
  * block is ready, so that rounds pipeline), at no more than the configured
  * pacing rate (a token bucket topped up from the clock). A step sends to
  * the group's multicast address, to a block's owner, or to each member of
- * its clique in turn (unicast patterns and groups).
+ * its clique in turn (unicast patterns and groups), its chunks in order
+ * from the one route.c says it starts at (staggered in reduce-scatter).
  *
  * Locking: packets are chosen and copied into g->txbuf under
  * gsync_group.lock, then sent without it (kernel_sendmsg may sleep). The
@@ -185,7 +186,7 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 {
 	struct gsync_step *st = &op->step[s];
 	unsigned int ndest;
-	u32 b;
+	u32 b, c;
 
 	if (!st->sends || st->tx_done)
 		return false;
@@ -197,10 +198,12 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 					msecs_to_jiffies(g->cfg.repair_ms);
 			return false;
 		}
-		b = st->tx_chunk / op->ppb;
+		c = gsync_chunk_rot(st->tx_chunk, st->tx_start, op->nchunks);
+		b = c / op->ppb;
 		if (gsync_op_sends(g, op, s, b))
 			break;
-		st->tx_chunk = (b + 1) * op->ppb;
+		/* On to the next block, in sending order. */
+		st->tx_chunk += min((b + 1) * op->ppb, op->nchunks) - c;
 		st->tx_dest = 0;
 	}
 	if (!test_bit(b, op->ready[st->src]))
@@ -212,7 +215,7 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 		st->tx_dest = 0;
 		st->tx_chunk++;
 	}
-	p->len = gsync_build_data(g, op, s, p->tx_chunk, false);
+	p->len = gsync_build_data(g, op, s, c, false);
 	return true;
 }
 
