@@ -117,7 +117,19 @@ static void gsync_sched_grid(struct kunit *test)
 						  4), 4);
 	KUNIT_EXPECT_EQ(test, gsync_sclique_owner(gsync_sched_clique(s, 1, 8),
 						  0), 5);
+	KUNIT_EXPECT_EQ(test, gsync_sched_clique(s, 1, 4)->rate, 0);
 	gsync_sched_put(s);
+
+	/* Rates: kbit/s in the blob, bytes/s in the compiled cliques. */
+	((struct gsync_sched_clique *)(buf + sizeof(struct gsync_sched_hdr)))[3].rate_kbit = 8000;
+	((struct gsync_sched_clique *)(buf + sizeof(struct gsync_sched_hdr)))[4].rate_kbit = U32_MAX;
+	KUNIT_ASSERT_EQ(test, tcompile(buf, len, 9, false, &s), 0);
+	KUNIT_EXPECT_EQ(test, gsync_sched_clique(s, 1, 0)->rate, 1000000);
+	KUNIT_EXPECT_EQ(test, gsync_sched_clique(s, 1, 4)->rate,
+			(u64)U32_MAX * 125);
+	KUNIT_EXPECT_EQ(test, gsync_sched_clique(s, 0, 0)->rate, 0);
+	gsync_sched_put(s);
+	len = tbuild(buf, 9, 2, grid, ARRAY_SIZE(grid));
 
 	/* Only unicast cliques can run in a group without multicast. */
 	KUNIT_EXPECT_EQ(test, tcompile(buf, len, 9, true, &s), -EOPNOTSUPP);
@@ -269,7 +281,6 @@ static void gsync_sched_malformed(struct kunit *test)
 	BREAK(len = sizeof(*h) - 1);
 	BREAK(len = 0);
 	BREAK(c->reserved0 = 1);
-	BREAK(c->reserved1 = 1);
 	BREAK(c->first = 1);
 	BREAK(c->nmembers = 4);
 	BREAK(c->round = 1);
