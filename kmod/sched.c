@@ -24,6 +24,9 @@
 #include "gsync.h"
 #include "sched.h"
 
+/* Any rate_kbit is a valid pacing rate. */
+static_assert((u64)U32_MAX * 1000 / 8 <= GSYNC_MAX_PACING_RATE);
+
 static void gsync_sched_free(struct kref *ref)
 {
 	struct gsync_sched *s = container_of(ref, struct gsync_sched, ref);
@@ -128,8 +131,7 @@ static int gsync_sched_check_cliques(const struct gsync_sched_hdr *h,
 			bitmap_zero(seen, GSYNC_MAX_RANKS);
 		}
 		if (!q->pattern || q->pattern >= GSYNC_PAT_MAX ||
-		    q->flags & ~GSYNC_SCF_UNICAST || q->reserved0 ||
-		    q->reserved1)
+		    q->flags & ~GSYNC_SCF_UNICAST || q->reserved0)
 			return GSYNC_SCHED_BAD("clique %u: pattern or flags", i);
 		if ((q->flags & GSYNC_SCF_UNICAST) &&
 		    q->pattern != GSYNC_PAT_RS_MULTICAST &&
@@ -362,6 +364,7 @@ int gsync_sched_compile(const void *blob, u32 len, u16 nranks,
 			     (c[i].flags & GSYNC_SCF_UNICAST) || unicast_group;
 		q->nmembers = c[i].nmembers;
 		q->aggregator = c[i].aggregator;
+		q->rate = (u64)c[i].rate_kbit * 1000 / 8;
 		q->members = s->tables + c[i].first;
 		for (r = 0; r < q->nmembers; r++)
 			s->clique_of[c[i].round * nranks + q->members[r]] = i;

@@ -29,6 +29,7 @@ struct gsync_sclique {
 	u16 aggregator;		/* rank, AGGREGATOR only */
 	u16 ninputs;		/* members whose value covers someone */
 	u16 cov_out;		/* contributors its result covers */
+	u64 rate;		/* bytes/s each member sends at; 0: no pace */
 	const u16 *members;	/* [nmembers], ascending */
 	const u16 *order;	/* [ninputs]: reduction order (ranks) */
 };

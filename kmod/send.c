@@ -3,10 +3,12 @@
  * The send path: one work item per group drains, in priority order, the
  * control queue (NACK, STATUS, POLL, ABORT), chunks to retransmit, and new
  * chunks (oldest operation first, and within it the latest step whose
- * block is ready, so that rounds pipeline), at no more than the configured
- * pacing rate (a token bucket topped up from the clock). A step sends to
+ * block is ready, so that rounds pipeline), at no more than the pacing
+ * rate (a token bucket topped up from the clock at the rate of the
+ * packet's clique, capped by the group's pacing_rate). A step sends to
  * the group's multicast address, to a block's owner, or to each member of
- * its clique in turn (unicast patterns and groups).
+ * its clique in turn (unicast patterns and groups), its chunks in order
+ * from the one route.c says it starts at (staggered in reduce-scatter).
  *
  * Locking: packets are chosen and copied into g->txbuf under
  * gsync_group.lock, then sent without it (kernel_sendmsg may sleep). The
@@ -185,7 +187,7 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 {
 	struct gsync_step *st = &op->step[s];
 	unsigned int ndest;
-	u32 b;
+	u32 b, c;
 
 	if (!st->sends || st->tx_done)
 		return false;
@@ -197,10 +199,12 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 					msecs_to_jiffies(g->cfg.repair_ms);
 			return false;
 		}
-		b = st->tx_chunk / op->ppb;
+		c = gsync_chunk_rot(st->tx_chunk, st->tx_start, op->nchunks);
+		b = c / op->ppb;
 		if (gsync_op_sends(g, op, s, b))
 			break;
-		st->tx_chunk = (b + 1) * op->ppb;
+		/* On to the next block, in sending order. */
+		st->tx_chunk += min((b + 1) * op->ppb, op->nchunks) - c;
 		st->tx_dest = 0;
 	}
 	if (!test_bit(b, op->ready[st->src]))
@@ -212,7 +216,7 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 		st->tx_dest = 0;
 		st->tx_chunk++;
 	}
-	p->len = gsync_build_data(g, op, s, p->tx_chunk, false);
+	p->len = gsync_build_data(g, op, s, c, false);
 	return true;
 }
 
@@ -282,27 +286,48 @@ static void gsync_tx_unpick(struct gsync_group *g, struct gsync_tx_pick *p)
 	}
 }
 
-/* Top up the token bucket; false if pacing says wait. Under the lock. */
-static bool gsync_tx_tokens(struct gsync_group *g, unsigned int len,
+/*
+ * The pace of a pick: the group's pacing_rate, capping the rate of the
+ * clique the packet's step belongs to (control packets: the group's).
+ * 0: unpaced.
+ */
+static u64 gsync_tx_rate(struct gsync_group *g, const struct gsync_tx_pick *p)
+{
+	u64 rate = READ_ONCE(g->rate), q;
+
+	if (!p->op || !p->op->step[p->step].q)
+		return rate;
+	q = p->op->step[p->step].q->rate;
+	return rate && q ? min(rate, q) : rate | q;
+}
+
+/*
+ * Top up the token bucket at rate; false if pacing says wait. Unpaced
+ * sends leave no debt for paced ones after them. Under the lock.
+ */
+static bool gsync_tx_tokens(struct gsync_group *g, unsigned int len, u64 rate,
 			    unsigned long *wait)
 {
 	ktime_t now = ktime_get();
 	s64 bucket;
 	u64 ns;
 
-	if (!g->rate)
+	if (!rate) {
+		g->refill = now;
+		g->tokens = max_t(s64, g->tokens, 0);
 		return true;
-	bucket = max_t(s64, GSYNC_BUCKET_MIN, div64_u64(g->rate, 100));
+	}
+	bucket = max_t(s64, GSYNC_BUCKET_MIN, div64_u64(rate, 100));
 	ns = ktime_to_ns(ktime_sub(now, g->refill));
 	g->refill = now;
 	/* rate <= GSYNC_MAX_PACING_RATE: rate * 1 s needs 128-bit math */
 	g->tokens = min_t(s64, bucket,
-			  g->tokens + (s64)mul_u64_u64_div_u64(g->rate,
+			  g->tokens + (s64)mul_u64_u64_div_u64(rate,
 						min_t(u64, ns, NSEC_PER_SEC),
 						NSEC_PER_SEC));
 	if (g->tokens >= (s64)len)
 		return true;
-	ns = div64_u64((u64)(len - g->tokens) * NSEC_PER_SEC, g->rate);
+	ns = div64_u64((u64)(len - g->tokens) * NSEC_PER_SEC, rate);
 	*wait = max_t(unsigned long, 1, nsecs_to_jiffies(ns));
 	return false;
 }
@@ -329,7 +354,7 @@ void gsync_tx_work(struct work_struct *work)
 			return;
 		}
 		len = gsync_tx_pick_len(&p);
-		if (!gsync_tx_tokens(g, len, &wait)) {
+		if (!gsync_tx_tokens(g, len, gsync_tx_rate(g, &p), &wait)) {
 			gsync_tx_unpick(g, &p);
 			spin_unlock_bh(&g->lock);
 			queue_delayed_work(gsync_wq, &g->tx_work,

@@ -43,7 +43,7 @@ int main(void)
 	F(gsync_sched_hdr, flags); F(gsync_sched_hdr, idle); F(gsync_sched_hdr, reserved);
 	S(gsync_sched_clique); F(gsync_sched_clique, round); F(gsync_sched_clique, pattern);
 	F(gsync_sched_clique, flags); F(gsync_sched_clique, first); F(gsync_sched_clique, nmembers);
-	F(gsync_sched_clique, aggregator); F(gsync_sched_clique, reserved0); F(gsync_sched_clique, reserved1);
+	F(gsync_sched_clique, aggregator); F(gsync_sched_clique, reserved0); F(gsync_sched_clique, rate_kbit);
 	S(gsync_wire_hdr); F(gsync_wire_hdr, version); F(gsync_wire_hdr, type); F(gsync_wire_hdr, dtype);
 	F(gsync_wire_hdr, op); F(gsync_wire_hdr, src_rank); F(gsync_wire_hdr, nranks); F(gsync_wire_hdr, group_id);
 	F(gsync_wire_hdr, seq); F(gsync_wire_hdr, round); F(gsync_wire_hdr, flags); F(gsync_wire_hdr, chunk);

@@ -117,7 +117,19 @@ static void gsync_sched_grid(struct kunit *test)
 						  4), 4);
 	KUNIT_EXPECT_EQ(test, gsync_sclique_owner(gsync_sched_clique(s, 1, 8),
 						  0), 5);
+	KUNIT_EXPECT_EQ(test, gsync_sched_clique(s, 1, 4)->rate, 0);
 	gsync_sched_put(s);
+
+	/* Rates: kbit/s in the blob, bytes/s in the compiled cliques. */
+	((struct gsync_sched_clique *)(buf + sizeof(struct gsync_sched_hdr)))[3].rate_kbit = 8000;
+	((struct gsync_sched_clique *)(buf + sizeof(struct gsync_sched_hdr)))[4].rate_kbit = U32_MAX;
+	KUNIT_ASSERT_EQ(test, tcompile(buf, len, 9, false, &s), 0);
+	KUNIT_EXPECT_EQ(test, gsync_sched_clique(s, 1, 0)->rate, 1000000);
+	KUNIT_EXPECT_EQ(test, gsync_sched_clique(s, 1, 4)->rate,
+			(u64)U32_MAX * 125);
+	KUNIT_EXPECT_EQ(test, gsync_sched_clique(s, 0, 0)->rate, 0);
+	gsync_sched_put(s);
+	len = tbuild(buf, 9, 2, grid, ARRAY_SIZE(grid));
 
 	/* Only unicast cliques can run in a group without multicast. */
 	KUNIT_EXPECT_EQ(test, tcompile(buf, len, 9, true, &s), -EOPNOTSUPP);
@@ -269,7 +281,6 @@ static void gsync_sched_malformed(struct kunit *test)
 	BREAK(len = sizeof(*h) - 1);
 	BREAK(len = 0);
 	BREAK(c->reserved0 = 1);
-	BREAK(c->reserved1 = 1);
 	BREAK(c->first = 1);
 	BREAK(c->nmembers = 4);
 	BREAK(c->round = 1);
@@ -466,6 +477,25 @@ static void gsync_sched_op_grid(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, gsync_op_expects(t.g, op, 3, 1, 2));
 	KUNIT_EXPECT_EQ(test, gsync_op_step_cov(op, 2, 1), 3);
 	KUNIT_EXPECT_EQ(test, gsync_op_step_cov(op, 3, 1), 9);
+	/*
+	 * Reduce-scatter senders start at the next member's first block:
+	 * rank 4 (position 1 of the column) at block 2, rank 1 at block 1;
+	 * the row (unicast) and the all-gather step start at chunk 0.
+	 */
+	KUNIT_EXPECT_EQ(test, op->step[2].tx_start, 8);
+	KUNIT_EXPECT_EQ(test, op->step[0].tx_start, 0);
+	KUNIT_EXPECT_EQ(test, gsync_step_tx_start(op, 2, op->step[2].q, 0, 4), 4);
+	KUNIT_EXPECT_EQ(test, gsync_step_tx_start(op, 2, op->step[2].q, 2, 4), 0);
+	KUNIT_EXPECT_EQ(test, gsync_step_tx_start(op, 3, op->step[3].q, 0, 4), 0);
+	/* From chunk 8 of 12: 8..11, then 0..7. */
+	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(0, 8, 12), 8);
+	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(3, 8, 12), 11);
+	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(4, 8, 12), 0);
+	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(11, 8, 12), 7);
+	KUNIT_EXPECT_EQ(test, gsync_chunk_unrot(0, 8, 12), 4);
+	KUNIT_EXPECT_EQ(test, gsync_chunk_unrot(8, 8, 12), 0);
+	KUNIT_EXPECT_EQ(test, gsync_chunk_unrot(11, 8, 12), 3);
+	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(5, 0, 12), 5);
 
 	/* Our own value is in; the row's two others are not yet. */
 	KUNIT_EXPECT_FALSE(test, reducible(&t, 0, 0));

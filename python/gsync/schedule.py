@@ -31,7 +31,8 @@ def build_blob(nranks: int, rounds: Sequence[Sequence[Dict[str, Any]]],
                start_seq: int = 0) -> bytes:
     """The blob of ``rounds``: lists of cliques, each a dict with
     ``members`` (ranks), ``pattern`` (a name), and optionally
-    ``aggregator`` (a rank) and ``flags``."""
+    ``aggregator`` (a rank), ``flags`` and ``rate_kbit`` (the members'
+    sending rate in 1000 bit/s)."""
     cliques: List[bytes] = []
     members: List[int] = []
     for r, rnd in enumerate(rounds):
@@ -39,7 +40,7 @@ def build_blob(nranks: int, rounds: Sequence[Sequence[Dict[str, Any]]],
             m = sorted(c["members"])
             cliques.append(_abi.SCHED_CLIQUE.pack(
                 r, _abi.SCHED_PATTERNS[c["pattern"]], c.get("flags", 0), len(members),
-                len(m), c.get("aggregator", 0), 0, 0))
+                len(m), c.get("aggregator", 0), 0, c.get("rate_kbit", 0)))
             members.extend(m)
     bits = bytearray(32)
     for r in idle:
@@ -67,13 +68,13 @@ def parse_blob(blob: bytes) -> Dict[str, Any]:
     names = {v: k for k, v in _abi.SCHED_PATTERNS.items()}
     rounds: List[List[Dict[str, Any]]] = [[] for _ in range(nrounds)]
     for i in range(ncl):
-        rnd, pat, cflags, first, n, agg, _a, _b = _abi.SCHED_CLIQUE.unpack_from(
+        rnd, pat, cflags, first, n, agg, _a, rate = _abi.SCHED_CLIQUE.unpack_from(
             blob, _abi.SCHED_HDR.size + i * _abi.SCHED_CLIQUE.size)
         if rnd >= nrounds or first + n > nm:
             raise ValueError(f"schedule blob clique {i}: round or members out of range")
         rounds[rnd].append({"members": list(mem[first:first + n]),
                             "pattern": names.get(pat, pat), "aggregator": agg,
-                            "flags": cflags})
+                            "flags": cflags, "rate_kbit": rate})
     return {"nranks": nranks, "rounds": rounds, "block_bytes": block,
             "start_seq": start_seq, "flags": flags,
             "idle": [r for r in range(min(nranks, 256)) if idle_bits[r // 8] >> (r % 8) & 1]}

@@ -106,13 +106,13 @@ class Schedules(unittest.TestCase):
             parse_blob(blob[:-2])
 
     def test_blob_roundtrip(self):
-        """schedule: parse_blob inverts build_blob (idle ranks, aggregator, flags)"""
+        """schedule: parse_blob inverts build_blob (idle ranks, aggregator, flags, rate)"""
         rounds = [[{"members": [0, 1, 3], "pattern": "aggregator", "aggregator": 3,
-                    "flags": 1}]]
+                    "flags": 1, "rate_kbit": 25312}]]
         p = parse_blob(build_blob(4, rounds, 8192, idle=[3], start_seq=2))
         self.assertEqual((p["idle"], p["start_seq"], p["block_bytes"]), ([3], 2, 8192))
         self.assertEqual(p["rounds"], [[{"members": [0, 1, 3], "pattern": "aggregator",
-                                         "aggregator": 3, "flags": 1}]])
+                                         "aggregator": 3, "flags": 1, "rate_kbit": 25312}]])
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def build(nranks, rounds, block=65536, idle=(), start_seq=0):
             m = sorted(c["members"])
             agg = c.get("aggregator", 0)
             cliques.append(CLQ.pack(r, PATTERNS[c["pattern"]], c.get("flags", 0),
-                                    len(members), len(m), agg, 0, 0))
+                                    len(members), len(m), agg, 0, c.get("rate_kbit", 0)))
             members.extend(m)
     idle_bits = bytearray(32)
     for r in idle:
@@ -59,9 +59,9 @@ def parse(blob):
     mem = struct.unpack_from("=%dH" % nm, blob, HDR.size + ncl * CLQ.size)
     rounds = [[] for _ in range(nrounds)]
     for i in range(ncl):
-        rnd, pat, flags, first, n, agg, _a, _b = CLQ.unpack_from(blob, HDR.size + i * CLQ.size)
+        rnd, pat, flags, first, n, agg, _a, rate = CLQ.unpack_from(blob, HDR.size + i * CLQ.size)
         rounds[rnd].append({"members": list(mem[first:first + n]), "pattern": names[pat],
-                            "aggregator": agg, "flags": flags})
+                            "aggregator": agg, "flags": flags, "rate_kbit": rate})
     idle = [r for r in range(nranks) if idle_bits[r // 8] >> (r % 8) & 1]
     return nranks, rounds, block, idle, start_seq
 
@@ -154,6 +154,8 @@ def main():
     for p in (g, c):
         p.add_argument("--block", type=int, default=65536)
         p.add_argument("--unicast", action="store_true")
+        p.add_argument("--rate-kbit", type=int, default=0,
+                       help="every clique's rate_kbit (members' sending rate)")
         p.add_argument("--start-seq", type=int, default=0)
         p.add_argument("-o", "--output", required=True)
         p.add_argument("--json", metavar="FILE",
@@ -168,7 +170,8 @@ def main():
         print(f"nranks {nranks} block {block} start_seq {start} idle {idle}")
         for i, rnd in enumerate(rounds):
             print(f"round {i}: " + " | ".join(
-                f"{c['pattern']} {c['members']}" for c in rnd))
+                f"{c['pattern']} {c['members']}" +
+                (f" {c['rate_kbit']} kbit/s" if c["rate_kbit"] else "") for c in rnd))
         return 0
     flags = SCF_UNICAST if a.unicast else 0
     if a.cmd == "grid":
@@ -182,6 +185,9 @@ def main():
         if a.pattern in ("rs_multicast", "aggregator"):
             cl["flags"] = flags
         rounds = [[cl]]
+    for rnd in rounds:
+        for cl in rnd:
+            cl["rate_kbit"] = a.rate_kbit
     idle = [int(x) for x in getattr(a, "idle", "").split(",") if x]
     with open(a.output, "wb") as f:
         f.write(build(n, rounds, a.block, idle=idle, start_seq=a.start_seq))

@@ -23,6 +23,29 @@ gs_group "$tmp/mis" "rank 0 on another schedule: EPROTO everywhere" \
 GS_RANK_ARGS=()
 gs_ok "the disagreement was seen as a mismatch" grep -q 'mismatches=[1-9]' "$tmp"/mis/rank*
 
+# ---- rates carried by the schedule ---------------------------------------------
+# A clique's rate_kbit paces its members with no pacing_rate set, and a
+# group's pacing_rate caps a faster one. Pacing bounds the time from below
+# (never flaky): the first rank to submit receives each other rank's
+# 512 KiB no faster than it is sent, less the token bucket's 64 KiB.
+slowest_ms() {
+	sed -n 's/.* seq 1 .*: \([0-9.]*\) ms status 0$/\1/p' "$1"/rank* | sort -g | tail -1
+}
+sched clique 9 --pattern multicast --block 65536 --rate-kbit 4000 -o "$tmp/slow"
+sched clique 9 --pattern multicast --block 65536 --rate-kbit 80000 -o "$tmp/fast"
+gs_group "$tmp/rate" "a clique's rate_kbit (4 Mbit/s) paces it, no pacing_rate set" \
+	--members "$(gs_members 4 7306)" --mcast 239.77.9.10:7410 --schedule "$tmp/slow" \
+	--dtypes fp32 --ops sum --sizes 131072 --timeout-ms 60000
+ms=$(slowest_ms "$tmp/rate")
+gs_ok "512 KiB at 500 kB/s took at least 0.9 s (${ms:-?} ms)" \
+	awk -v m="${ms:-0}" 'BEGIN { exit !(m >= 900) }'
+gs_group "$tmp/cap" "the group's pacing_rate (250 kB/s) caps a faster clique rate" \
+	--members "$(gs_members 4 7307)" --mcast 239.77.9.11:7411 --schedule "$tmp/fast" \
+	--dtypes fp32 --ops sum --sizes 131072 --timeout-ms 60000 --rate 250000
+ms=$(slowest_ms "$tmp/cap")
+gs_ok "512 KiB at 250 kB/s took at least 1.8 s (${ms:-?} ms)" \
+	awk -v m="${ms:-0}" 'BEGIN { exit !(m >= 1800) }'
+
 # ---- hostile blobs --------------------------------------------------------------
 gs_exec i0 python3 tests/netns/sched_api.py --members "$(gs_members 4 7310)" --mcast 239.77.9.7:7407 \
 	--good "$tmp/grid-rs" --fuzz "$(gs_pick 3000 500)" || GS_FAILED=1

@@ -50,6 +50,13 @@
  * GSYNC_SCF_UNICAST makes RS_MULTICAST and AGGREGATOR send the result by
  * unicast to each member instead (groups without multicast).
  *
+ * Rates: rate_kbit paces what each member of the clique sends in its
+ * round (both steps, repairs and all, headers included), in 1000 bit/s.
+ * A group's pacing_rate (GSYNC_JOIN, GSYNC_PACING_RATE), when set, caps
+ * it; with both 0 the member sends as fast as its socket takes packets.
+ * gsync-sched export sets it from the topology's access rates, so that a
+ * schedule the optimizer made needs no hand-set pacing.
+ *
  * Replacing a schedule: a loaded schedule applies to operations submitted
  * from start_seq on (0: the next one); operations already submitted keep
  * the schedule they started with. Ranks that disagree on the schedule of
@@ -136,7 +143,7 @@ struct gsync_sched_clique {
 	__u16 nmembers;		/* 2..nranks */
 	__u16 aggregator;	/* AGGREGATOR: a member rank; else 0 */
 	__u16 reserved0;	/* must be 0 */
-	__u32 reserved1;	/* must be 0 */
+	__u32 rate_kbit;	/* members' sending rate, kbit/s; 0: none */
 };
 
 #define GSYNC_SCHED_BLOB_LEN(nc, nm)					\

@@ -134,7 +134,7 @@ static int parse_clique(const gs_blob_view *v, const gs_blob_hooks *h, unsigned 
 	if (q->flags && q->pattern != GSYNC_PAT_RS_MULTICAST && q->pattern != GSYNC_PAT_AGGREGATOR)
 		return FAIL(e, "%s: results by unicast (GSYNC_SCF_UNICAST) apply to rs_multicast and aggregator only",
 			    name);
-	if (q->reserved0 || q->reserved1)
+	if (q->reserved0)
 		return FAIL(e, "%s: reserved fields must be 0", name);
 	if (q->nmembers < 2 || q->nmembers > hd->nranks)
 		return FAIL(e, "%s: %u members, must be 2..%u (nranks)", name, q->nmembers, hd->nranks);

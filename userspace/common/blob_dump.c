@@ -46,17 +46,19 @@ static void dump_header(const gs_blob_view *v, const gs_blob_hooks *h, size_t le
 
 static void dump_cliques(const gs_blob_view *v, const gs_blob_hooks *h, FILE *f)
 {
-	fprintf(f, "\n%-5s %-22s %-13s %-8s %-10s %s\n", "round", "clique", "pattern", "results",
-		"aggregator", "members");
+	fprintf(f, "\n%-5s %-22s %-13s %-8s %-10s %-12s %s\n", "round", "clique", "pattern", "results",
+		"aggregator", "rate", "members");
 	for (unsigned ci = 0; ci < v->hdr.ncliques; ci++) {
 		const struct gsync_sched_clique *q = &v->cl[ci];
-		char name[128], agg[16] = "-";
+		char name[128], agg[16] = "-", rate[24] = "-";
 		gs_blob_clique_name(v, h, ci, name, sizeof(name));
 		if (q->pattern == GSYNC_PAT_AGGREGATOR)
 			snprintf(agg, sizeof(agg), "%u", q->aggregator);
-		fprintf(f, "%-5u %-22s %-13s %-8s %-10s", q->round, name, gs_blob_pat_name(q->pattern),
+		if (q->rate_kbit)
+			snprintf(rate, sizeof(rate), "%.3f Mbit/s", q->rate_kbit / 1000.0);
+		fprintf(f, "%-5u %-22s %-13s %-8s %-10s %-14s", q->round, name, gs_blob_pat_name(q->pattern),
 			q->pattern == GSYNC_PAT_UNICAST ? "unicast"
-			: q->flags & GSYNC_SCF_UNICAST ? "unicast" : "mcast", agg);
+			: q->flags & GSYNC_SCF_UNICAST ? "unicast" : "mcast", agg, rate);
 		for (unsigned i = 0; i < q->nmembers; i++)
 			fprintf(f, " %u", v->mem[q->first + i]);
 		fputc('\n', f);

@@ -122,6 +122,55 @@ static int add_clique(gs_export_ctx *x, int no_mc, int r, int c, int round, int 
 	return 0;
 }
 
+/* min over nonzero rates (0: unlimited) */
+static double min_rate(double a, double b)
+{
+	return a <= 0 ? b : b <= 0 ? a : fmin(a, b);
+}
+
+/*
+ * Per member and unit of time, what each pattern has every member send
+ * and receive, all members sending at rate r (M: the buffer):
+ *   multicast      send M once, receive (k-1) M: r <= U, (k-1) r <= D
+ *   unicast        send (k-1) M, receive (k-1) M: r <= U, r <= D
+ *   rs_multicast   send M ((k-1)/k to owners, 1/k multicast), receive
+ *                  2 (k-1)/k M: r <= U, 2 (k-1)/k r <= D; results by
+ *                  unicast: send and receive 2 (k-1)/k M: r <= U, D
+ *   aggregator     the k-1 others send M to the aggregator at once:
+ *                  r <= U, (k-1) r <= D of the aggregator, r <= D of
+ *                  the others (its results come at r)
+ * U, D: the smallest egress, ingress among the members concerned.
+ */
+uint32_t gs_export_rate_kbit(const gs_topo *t, const gs_rankmap *rm,
+			     const struct gsync_sched_clique *k, const uint16_t *mem)
+{
+	double up = 0, down = 0, agg_down = 0, n = k->nmembers, r;
+	for (unsigned i = 0; i < k->nmembers; i++) {
+		const gs_node *nd = &t->nodes[rm->node_of_rank[mem[k->first + i]]];
+		up = min_rate(up, nd->egress_gbps);
+		if (k->pattern == GSYNC_PAT_AGGREGATOR && mem[k->first + i] == k->aggregator)
+			agg_down = nd->ingress_gbps;
+		else
+			down = min_rate(down, nd->ingress_gbps);
+	}
+	switch (k->pattern) {
+	case GSYNC_PAT_MULTICAST:
+		r = min_rate(up, down / (n - 1));
+		break;
+	case GSYNC_PAT_RS_MULTICAST:
+		r = min_rate(up, k->flags & GSYNC_SCF_UNICAST ? down : down * n / (2 * (n - 1)));
+		break;
+	case GSYNC_PAT_AGGREGATOR:
+		r = min_rate(min_rate(up, down), agg_down / (n - 1));
+		break;
+	default:
+		r = min_rate(up, down);
+	}
+	if (r <= 0)
+		return 0;
+	return (uint32_t)fmax(1, fmin(UINT32_MAX, floor(r * GS_RATE_HEADROOM * 1e6)));
+}
+
 static uint32_t block_bytes(double chunk)
 {
 	double b = fmin(fmax(ceil(chunk), GSYNC_SCHED_MIN_BLOCK), 1u << 30);
@@ -200,6 +249,8 @@ int gs_export_build(gs_export_ctx *x, const gs_topo *t, const gs_sched *s, const
 	}
 	if (limits(nr, x->ncl, nm, e))
 		return GS_EXPORT_REFUSED;
+	for (int i = 0; i < x->ncl && !o->no_rates; i++)
+		x->cl[i].rate_kbit = gs_export_rate_kbit(t, &x->rm, &x->cl[i], x->mem);
 	serialize(x, nr, nm, o);
 	return GS_EXPORT_OK;
 }

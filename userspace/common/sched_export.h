@@ -31,7 +31,20 @@ typedef struct {
 	int no_multicast;                   /* group without multicast */
 	uint64_t start_seq;                 /* first operation; 0 = the next */
 	double size;                        /* bytes per sync for resolving auto; 0 = 256 MiB */
+	int no_rates;                       /* leave every clique's rate_kbit 0 */
 } gs_export_opts;
+
+/* The fraction of an access link a clique's members are paced to fill:
+ * the rest is UDP/IP/Ethernet headers (the kernel's pacing counts gsync's
+ * header and payload) and room for control packets. */
+#define GS_RATE_HEADROOM 0.9
+
+/* rate_kbit for members of clique K (members MEM, ranks mapped by RM) on
+ * topology T: the fastest each member can send, all members at once,
+ * without any access link receiving more than it carries (0: no link on
+ * the way is limited). */
+uint32_t gs_export_rate_kbit(const gs_topo *t, const gs_rankmap *rm,
+			     const struct gsync_sched_clique *k, const uint16_t *mem);
 
 /* 0 if every clique of two or more runs a kernel pattern (or auto); else
  * -1 naming the first that does not */

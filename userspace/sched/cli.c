@@ -29,7 +29,7 @@ int usage_err(const char *cmd, const char *fmt, const char *arg)
 enum { O_SIZE = 256, O_CHUNK, O_MC, O_FANIN, O_AGG, O_ACCESS, O_OVH, O_JSON, O_SVG, O_OBJ,
        O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_VARY, O_VALUES, O_ISL, O_TDIR, O_QUICK,
        O_HELP, O_RANKS, O_RELAY, O_NOMC, O_START, O_APPLY, O_NETNS, O_KERNEL, O_FAMFILE,
-       O_BLOCKS };
+       O_BLOCKS, O_NORATES };
 
 static const struct option longopts[] = {
 	{ "size", 1, 0, O_SIZE },	  { "chunk", 1, 0, O_CHUNK },	   { "multicast", 1, 0, O_MC },
@@ -42,7 +42,7 @@ static const struct option longopts[] = {
 	{ "quick", 0, 0, O_QUICK },	  { "help", 0, 0, O_HELP },	   { "ranks", 1, 0, O_RANKS },
 	{ "relay", 1, 0, O_RELAY },	  { "no-multicast", 0, 0, O_NOMC }, { "start-seq", 1, 0, O_START },
 	{ "apply", 1, 0, O_APPLY },	  { "netns", 1, 0, O_NETNS },	   { "kernel", 0, 0, O_KERNEL },
-	{ "block-model", 0, 0, O_BLOCKS },
+	{ "block-model", 0, 0, O_BLOCKS }, { "no-rates", 0, 0, O_NORATES },
 	{ "family-file", 1, 0, O_FAMFILE }, /* hidden: tests */	   { 0, 0, 0, 0 }
 };
 
@@ -87,7 +87,7 @@ static int cmd_generate(const opts *o);
 
 /* option groups a command may take as a whole */
 #define G_COMMON 1u	/* --size --chunk and the capability overrides */
-#define G_KERNEL 2u	/* --ranks --relay --no-multicast --start-seq --apply --netns */
+#define G_KERNEL 2u	/* --ranks --relay --no-multicast --no-rates --start-seq --apply --netns */
 
 /*
  * Every command: its name, what runs it (run with the parsed options, or
@@ -130,7 +130,8 @@ static const struct gs_command *find_command(const char *name)
 static int allowed(const char *cmd, int opt)
 {
 	static const int common[] = { O_SIZE, O_CHUNK, O_MC, O_FANIN, O_AGG, O_ACCESS, O_OVH, 0 };
-	static const int kernel[] = { O_RANKS, O_RELAY, O_NOMC, O_START, O_APPLY, O_NETNS, O_FAMFILE, 0 };
+	static const int kernel[] = { O_RANKS, O_RELAY, O_NOMC, O_NORATES, O_START, O_APPLY, O_NETNS,
+				      O_FAMFILE, 0 };
 	const struct gs_command *c = find_command(cmd);
 
 	if (opt == O_HELP)
@@ -275,6 +276,7 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 			o->relays[o->nrelays++] = optarg;
 			break;
 		case O_NOMC: o->no_mc = 1; break;
+		case O_NORATES: o->no_rates = 1; break;
 		case O_START:
 			if (sched_parse_group(optarg, &o->start_seq))
 				return usage_err(o->cmd, "bad --start-seq '%s' (an operation sequence number)", optarg);

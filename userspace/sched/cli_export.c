@@ -22,7 +22,8 @@ static double op_size(const opts *o, const gs_sched *s)
 
 static gs_export_opts export_opts(const opts *o, const gs_sched *s)
 {
-	gs_export_opts x = { o->ranks, o->relays, o->nrelays, o->no_mc, o->start_seq, op_size(o, s) };
+	gs_export_opts x = { o->ranks, o->relays, o->nrelays, o->no_mc, o->start_seq, op_size(o, s),
+			     o->no_rates };
 	return x;
 }
 

@@ -23,7 +23,7 @@ typedef struct {
 	const char *pos[4];
 	int npos;
 	/* kernel schedules: export and optimize --apply/--kernel */
-	int kernel, no_mc, apply;
+	int kernel, no_mc, no_rates, apply;
 	uint64_t group, start_seq;
 	unsigned rank;                      /* or GSYNC_SCHED_ANY_RANK */
 	const char *ranks, *netns, *family_file;

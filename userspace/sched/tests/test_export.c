@@ -38,9 +38,9 @@ static void refused(const gs_topo *t, const char *json, const gs_export_opts *o,
 	gs_export_free(&x);
 }
 
-/* expected blob: header fields, then cliques {round,pat,flags,agg,k} and
- * their members */
-typedef struct { int round, pat, flags, agg, k; uint16_t m[9]; } kq;
+/* expected blob: header fields, then cliques {round,pat,flags,agg,k},
+ * their members and rate_kbit */
+typedef struct { int round, pat, flags, agg, k; uint16_t m[9]; uint32_t rate; } kq;
 
 static int same_blob(const gs_export_ctx *x, int nranks, unsigned idle, int nrounds, uint64_t seq,
 		     uint32_t block, const kq *q, int nc)
@@ -60,7 +60,8 @@ static int same_blob(const gs_export_ctx *x, int nranks, unsigned idle, int nrou
 	for (int i = 0, first = 0; i < nc; i++) {
 		struct gsync_sched_clique c = { .round = (uint16_t)q[i].round, .pattern = (uint8_t)q[i].pat,
 						.flags = (uint8_t)q[i].flags, .first = (uint16_t)first,
-						.nmembers = (uint16_t)q[i].k, .aggregator = (uint16_t)q[i].agg };
+						.nmembers = (uint16_t)q[i].k, .aggregator = (uint16_t)q[i].agg,
+						.rate_kbit = q[i].rate };
 		memcpy(b + sizeof(h) + (size_t)i * sizeof(c), &c, sizeof(c));
 		memcpy(mem + first, q[i].m, sizeof(uint16_t) * (size_t)q[i].k);
 		first += q[i].k;
@@ -94,9 +95,15 @@ static void grid(const gs_topo *nine)
 	gs_export_opts o = { .start_seq = 7 };
 	const int RS = GSYNC_PAT_RS_MULTICAST, AG = GSYNC_PAT_AGGREGATOR, UC = GSYNC_PAT_UNICAST;
 	const int UF = GSYNC_SCF_UNICAST;
-	kq want[] = { { 0, RS, 0, 0, 3, { 0, 2, 4 } }, { 0, UC, 0, 0, 3, { 1, 3, 5 } },
-		      { 0, AG, 0, 8, 3, { 6, 7, 8 } }, { 1, GSYNC_PAT_MULTICAST, 0, 0, 3, { 0, 1, 6 } },
-		      { 1, AG, 0, 2, 3, { 2, 5, 7 } }, { 1, UC, 0, 0, 3, { 3, 4, 8 } } };
+	/*
+	 * Rates at 10 Gb/s access, x 0.9: rs_multicast of 3 receives 4/3 of
+	 * what each sends (7.5), aggregator and multicast of 3 take two
+	 * streams into one ingress (5), unicast fills the link (10).
+	 */
+	kq want[] = { { 0, RS, 0, 0, 3, { 0, 2, 4 }, 6750000 }, { 0, UC, 0, 0, 3, { 1, 3, 5 }, 9000000 },
+		      { 0, AG, 0, 8, 3, { 6, 7, 8 }, 4500000 },
+		      { 1, GSYNC_PAT_MULTICAST, 0, 0, 3, { 0, 1, 6 }, 4500000 },
+		      { 1, AG, 0, 2, 3, { 2, 5, 7 }, 4500000 }, { 1, UC, 0, 0, 3, { 3, 4, 8 }, 9000000 } };
 	snprintf(json, sizeof(json), GRID, "multicast", "0.3333333333,0.3333333333,0.3333333333");
 	int rc = ex(nine, json, &o, &x, &e);
 	ok(!rc && same_blob(&x, 9, 0, 2, 7, 5008, want, 6),
@@ -107,6 +114,7 @@ static void grid(const gs_topo *nine)
 	o.no_multicast = 1;
 	want[0].flags = want[2].flags = want[4].flags = UF;
 	want[3].pat = UC;
+	want[0].rate = want[3].rate = 9000000;	/* results by unicast: link rate */
 	rc = ex(nine, json, &o, &x, &e);
 	ok(!rc && same_blob(&x, 9, 0, 2, 7, 5008, want, 6),
 	   "3x3 grid, --no-multicast: results of rs_multicast/aggregator by unicast %s", e.msg);
@@ -130,7 +138,8 @@ static void one_clique(const gs_topo *nine)
 {
 	gs_export_ctx x;
 	gs_err e;
-	kq want[] = { { 0, GSYNC_PAT_AGGREGATOR, 0, 5, 9, { 0, 1, 2, 3, 4, 5, 6, 7, 8 } } };
+	/* eight members into NYC's 10 Gb/s: 1.25 Gb/s each, x 0.9 */
+	kq want[] = { { 0, GSYNC_PAT_AGGREGATOR, 0, 5, 9, { 0, 1, 2, 3, 4, 5, 6, 7, 8 }, 1125000 } };
 	int rc = ex(nine, ONE9("aggregator", ",\"aggregator\":\"NYC\""), NULL, &x, &e);
 	ok(!rc && same_blob(&x, 9, 0, 1, 0, 1u << 20, want, 1),
 	   "one clique of 9 via NYC: byte-exact blob, default chunk 1 MiB %s", e.msg);
@@ -165,7 +174,8 @@ static void relays(void)
 			  "\"pattern\":\"aggregator\",\"aggregator\":\"H\"}]}]}";
 	const char *rel[] = { "H=4" }, *gap[] = { "H=5" }, *isl[] = { "W=4" };
 	gs_export_opts o = { .relays = rel, .nrelays = 1 };
-	kq want[] = { { 0, GSYNC_PAT_AGGREGATOR, 0, 4, 5, { 0, 1, 2, 3, 4 } } };
+	/* the PoP's links are unlimited: the islands' 10 Gb/s bound it */
+	kq want[] = { { 0, GSYNC_PAT_AGGREGATOR, 0, 4, 5, { 0, 1, 2, 3, 4 }, 9000000 } };
 	int rc = ex(&star, hub, &o, &x, &e);
 	ok(!rc && same_blob(&x, 5, 0x10, 1, 0, 1u << 20, want, 1),
 	   "PoP aggregator with --relay H=4: rank 4 idle, a member, the aggregator %s", e.msg);
@@ -267,6 +277,35 @@ static void kernel_block(void)
 	ok(gs_kernel_block(16384, 4 << 20) == 16384 && gs_kernel_block(16384, 256 << 20) == 65536 &&
 	   gs_kernel_block(5000, 1 << 30) == 262144 && gs_kernel_block(1000, 2000) == 2000,
 	   "kernel block size: block_bytes, raised to <= 4096 blocks, at most the operation");
+}
+
+/* each clique's rate_kbit from the members' access rates, per pattern */
+static void rates(const gs_topo *nine)
+{
+	static const struct { const char *pat; double in0; int no_rates; uint32_t want; const char *what; } c[] = {
+		{ "rs_multicast", 0.05, 0, 25312, "rs_multicast of 9 at 50 Mb/s: 9/16 of the ingress, x 0.9" },
+		{ "multicast", 0.05, 0, 5625, "multicast of 9 at 50 Mb/s: an eighth of the ingress, x 0.9" },
+		{ "unicast", 0.02, 0, 18000, "unicast: the slowest ingress (20 Mb/s at AMS) bounds every member" },
+		{ "multicast", 0.05, 1, 0, "--no-rates: 0, the group's pacing alone" },
+		{ "unicast", 0, 0, 0, "unlimited links everywhere: 0, unpaced" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		gs_topo t;
+		gs_export_ctx x;
+		gs_err e;
+		char json[512];
+		gs_export_opts o = { .no_rates = c[i].no_rates };
+		gs_topo_clone(nine, &t);
+		for (int n = 0; n < t.n_islands; n++)
+			t.nodes[n].egress_gbps = t.nodes[n].ingress_gbps = c[i].in0 ? 0.05 : 0;
+		t.nodes[0].ingress_gbps = c[i].in0;
+		snprintf(json, sizeof(json), ONE9("%s", ""), c[i].pat);
+		int rc = ex(&t, json, &o, &x, &e);
+		ok(!rc && x.ncl == 1 && x.cl[0].rate_kbit == c[i].want, "rate: %s (got %u) %s", c[i].what,
+		   rc ? 0 : x.cl[0].rate_kbit, e.msg);
+		gs_export_free(&x);
+		gs_topo_free(&t);
+	}
 }
 
 /* an rs_multicast clique with fewer blocks than members is warned about,
@@ -460,6 +499,7 @@ void test_export(const gs_topo *nine, const gs_topo *pub)
 	refusals(nine, pub);
 	kernel_optimum(nine, pub);
 	few_blocks(nine);
+	rates(nine);
 	chunk_independent(nine);
 	block_model_default(nine);
 }
