@@ -300,9 +300,11 @@ def main():
     run.add_argument("--switch", action="append", default=[], metavar="SEQ:FILE",
                      help="load FILE (or 'default') just before op SEQ")
     run.add_argument("--await-push", type=int, default=0, metavar="SEQ",
-                     help="before op SEQ, wait (up to 60 s) until a schedule has "
-                     "been pushed into this socket (GSYNC_SCHEDULE_PUSH), and "
-                     "check the results against it")
+                     help="before op SEQ, wait (up to --await-push-s) until a "
+                     "schedule has been pushed into this socket "
+                     "(GSYNC_SCHEDULE_PUSH), and check the results against it")
+    run.add_argument("--await-push-s", type=float, default=60, metavar="S",
+                     help="how long --await-push waits (default 60)")
     run.add_argument("--ready-fifo", metavar="PATH",
                      help="write 'joined' to PATH once joined")
     run.add_argument("--go-fifo", metavar="PATH",
@@ -351,7 +353,7 @@ def main():
                                 blob = f.read()
                             s.setsockopt(SOL_GSYNC, GSYNC_SCHEDULE, blob)
                     if seq == a.await_push:
-                        end = time.monotonic() + 60
+                        end = time.monotonic() + a.await_push_s
                         while time.monotonic() < end:
                             blob = s.getsockopt(SOL_GSYNC, GSYNC_SCHEDULE, 1024) or None
                             if blob:

@@ -56,10 +56,13 @@ gs_exec i0 python3 tests/netns/sched_api.py --members "$(gs_members 4 7310)" --m
 # must then be exact under the grid. An island gets the push only once its
 # rank completed op 1: every rank has then submitted op 1 under the default,
 # and a push that reached one island before another's first submission
-# would have split op 1 between two schedules.
+# would have split op 1 between two schedules. The islands are pushed one
+# after the other, each once its rank is done (on the debug kernel that
+# takes minutes for nine): ranks wait that long, and so do their peers.
 (gs_group "$tmp/push" "grid pushed by gsyncctl schedule load before op 2" \
 	--group 42 --members "$(gs_members 4 7304)" --mcast 239.77.9.9:7409 --dtypes fp32 \
-	--ops sum --sizes 5000 --iters 3 --await-push 2 --timeout-ms 60000 \
+	--ops sum --sizes 5000 --iters 3 --await-push 2 --await-push-s "$(gs_pick 60 1200)" \
+	--timeout-ms "$(gs_pick 60000 1200000)" \
 	> "$tmp/push.tap"; echo $? > "$tmp/push.rc") &
 grp=$!
 pushed=0
