@@ -46,7 +46,7 @@ static void dump_header(const gs_blob_view *v, const gs_blob_hooks *h, size_t le
 
 static void dump_cliques(const gs_blob_view *v, const gs_blob_hooks *h, FILE *f)
 {
-	fprintf(f, "\n%-5s %-22s %-13s %-8s %-10s %-12s %s\n", "round", "clique", "pattern", "results",
+	fprintf(f, "\n%-5s %-22s %-13s %-8s %-10s %-13s %s\n", "round", "clique", "pattern", "results",
 		"aggregator", "rate", "members");
 	for (unsigned ci = 0; ci < v->hdr.ncliques; ci++) {
 		const struct gsync_sched_clique *q = &v->cl[ci];
@@ -54,9 +54,13 @@ static void dump_cliques(const gs_blob_view *v, const gs_blob_hooks *h, FILE *f)
 		gs_blob_clique_name(v, h, ci, name, sizeof(name));
 		if (q->pattern == GSYNC_PAT_AGGREGATOR)
 			snprintf(agg, sizeof(agg), "%u", q->aggregator);
-		if (q->rate_kbit)
-			snprintf(rate, sizeof(rate), "%.3f Mbit/s", q->rate_kbit / 1000.0);
-		fprintf(f, "%-5u %-22s %-13s %-8s %-10s %-14s", q->round, name, gs_blob_pat_name(q->pattern),
+		if (q->rate_kbit >= 1000000)
+			snprintf(rate, sizeof(rate), "%.4g Gbit/s", q->rate_kbit / 1e6);
+		else if (q->rate_kbit >= 1000)
+			snprintf(rate, sizeof(rate), "%.4g Mbit/s", q->rate_kbit / 1e3);
+		else if (q->rate_kbit)
+			snprintf(rate, sizeof(rate), "%u kbit/s", q->rate_kbit);
+		fprintf(f, "%-5u %-22s %-13s %-8s %-10s %-13s", q->round, name, gs_blob_pat_name(q->pattern),
 			q->pattern == GSYNC_PAT_UNICAST ? "unicast"
 			: q->flags & GSYNC_SCF_UNICAST ? "unicast" : "mcast", agg, rate);
 		for (unsigned i = 0; i < q->nmembers; i++)
