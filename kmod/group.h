@@ -23,6 +23,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/skbuff.h>
+#include <linux/sockptr.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/gsync.h>
@@ -145,6 +146,7 @@ struct gsync_op {
 	u64 charged;			/* of which charged to g (mem.c) */
 	bool over_budget;		/* allocation stopped at the budget */
 	unsigned long submitted_at;	/* jiffies of our sendmsg() */
+	u64 submit_ns;			/* ktime_get_ns() of it, for tracing */
 	unsigned long retain_until;	/* jiffies: keep values for NACKs */
 };
 

@@ -47,6 +47,7 @@ struct gsync_offload_job {
 	unsigned int busy;		/* pieces in BUSY slots */
 	unsigned long deadline;		/* jiffies */
 	u64 start_ns;			/* ktime_get_ns() at submit */
+	u64 id;				/* names it in the tracepoints */
 };
 
 /* The offload side of one group's engine (offload_engine.c). */
@@ -63,6 +64,7 @@ struct gsync_offload_state {
 	struct list_head pending;	/* QUEUED jobs with elements left */
 	struct list_head fallback;	/* FALLBACK jobs */
 	u64 next_id;			/* last job id handed out */
+	u64 next_job;			/* last gsync_offload_job.id */
 	atomic64_t counters[GSYNC_OC_MAX];
 };
 

@@ -46,6 +46,7 @@
 
 #include "gsync.h"
 #include "offload_internal.h"
+#include "trace.h"
 
 DEFINE_MUTEX(gsync_offload_lock);
 
@@ -157,6 +158,7 @@ static void *gsync_offload_give(struct gsync_offload_agent *a,
 	if (oj->next == job->count)
 		list_del_init(&oj->queue_node);
 	gsync_oc_inc(GSYNC_OC_PIECES);
+	trace_gsync_offload_dispatch(job, oj->id, d.job_id, slot, bytes);
 	return cmd;
 }
 
@@ -223,6 +225,7 @@ int gsync_offload_queue(struct gsync_offload_client *cl,
 	oj->piece = gsync_piece_elems(a, job->k, oj->esize);
 	oj->deadline = jiffies + msecs_to_jiffies(gsync_offload_timeout_ms());
 	oj->start_ns = ktime_get_ns();
+	oj->id = ++gsync_off.next_job;
 	list_add_tail(&oj->active_node, &gsync_off.active);
 	list_add_tail(&oj->queue_node, &gsync_off.pending);
 	WRITE_ONCE(cl->inflight, cl->inflight + 1);
@@ -262,6 +265,8 @@ void gsync_offload_to_fallback(struct gsync_offload_job *oj,
 	oj->state = GSYNC_OJ_FALLBACK;
 	list_add_tail(&oj->queue_node, &gsync_off.fallback);
 	gsync_oc_inc(why);
+	trace_gsync_offload_fallback(oj->job, oj->id, why,
+				     (u64)oj->committed * oj->esize);
 	queue_work(system_unbound_wq, &gsync_offload_fallback);
 }
 
@@ -280,6 +285,9 @@ void gsync_offload_finish(struct gsync_offload_job *oj, int status)
 	struct gsync_reduce_job *job = oj->job;
 	struct gsync_offload_client *cl = oj->client;
 
+	trace_gsync_offload_complete(job, oj->id,
+				     oj->state == GSYNC_OJ_FALLBACK, status,
+				     oj->start_ns);
 	kfree(oj);
 	job->status = status;
 	job->done(job);

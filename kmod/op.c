@@ -36,6 +36,7 @@
 #include "send.h"
 #include "mem.h"
 #include "route.h"
+#include "trace.h"
 
 /* A run of blocks of one round handed to the engine. */
 struct gsync_rjob {
@@ -306,6 +307,7 @@ static void gsync_op_done(struct gsync_group *g, struct gsync_op *op)
 {
 	WRITE_ONCE(op->state, GSYNC_OPS_DONE);
 	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
+	trace_gsync_op_complete(g, op);
 	if (op->seq == g->deliver_seq)
 		gsync_group_wake_reader(g);
 }
@@ -417,6 +419,7 @@ void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err)
 		g->stats.timeouts++;
 	else if (err == -EPROTO)
 		g->stats.mismatches++;
+	trace_gsync_op_complete(g, op);
 	if (op->seq == g->deliver_seq)
 		gsync_group_wake_reader(g);
 }
@@ -604,6 +607,9 @@ void gsync_reduce_work(struct work_struct *work)
 		rj->job.avg_divisor = op->sched->ncontrib;
 		rj->job.done = gsync_rjob_done;
 		rj->job.priv = op;
+		rj->job.group_id = g->cfg.group_id;
+		rj->job.seq = op->seq;
+		rj->job.rank = me;
 		/* An engine that refuses the job leaves it to the CPU. */
 		if (g->engine->submit(g->engine, &rj->job)) {
 			rj->job.status = gsync_reduce_cpu(&rj->job);

@@ -29,12 +29,14 @@
 #include "wire.h"
 #include "route.h"
 #include "mem.h"
+#include "trace.h"
 
 #define GSYNC_PAYLOAD_OFF	(sizeof(struct udphdr) + GSYNC_WIRE_HDR_LEN)
 
 static void gsync_drop(struct gsync_group *g, int reason)
 {
 	g->stats.drops[reason]++;
+	trace_gsync_drop(g, reason);
 }
 
 /* Does the packet come from the endpoint configured for rank r? */
@@ -284,6 +286,8 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 	    s >= op->nsteps)
 		return gsync_drop(g, GSYNC_DROP_FIELD);
 	g->stats.nacks_received++;
+	trace_gsync_nack_recv(g, op, s, r, skb, GSYNC_PAYLOAD_OFF + sizeof(n),
+			      nr);
 	if (gsync_rx_tell_failed(g, op, r) || !op->retained ||
 	    !op->step[s].sends)
 		return;

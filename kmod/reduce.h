@@ -37,6 +37,10 @@ struct gsync_reduce_job {
 	void (*done)(struct gsync_reduce_job *job);
 	void *priv;		/* the submitter's */
 	struct list_head node;	/* the engine's, while it owns the job */
+	/* for the offload tracepoints only: whose operation it is */
+	u64 group_id;
+	u64 seq;
+	u16 rank;
 };
 
 struct gsync_reduce_engine {

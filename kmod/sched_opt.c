@@ -24,6 +24,7 @@
 #include "gsync.h"
 #include "group.h"
 #include "sched_opt.h"
+#include "trace.h"
 
 /* Largest blob: every count at its maximum. */
 #define GSYNC_SCHED_MAX_BLOB	GSYNC_SCHED_BLOB_LEN(GSYNC_SCHED_MAX_CLIQUES, \
@@ -81,6 +82,7 @@ static void gsync_sched_install(struct gsync_group *g, struct gsync_sched *s,
 	if (!s->start_seq || s->start_seq == g->next_seq) {
 		old[0] = g->sched;
 		g->sched = s;
+		trace_gsync_schedule_switch(g, g->next_seq, s, old[0]);
 	} else {
 		old[0] = NULL;
 		g->sched_next = s;
@@ -231,6 +233,7 @@ struct gsync_sched *gsync_sched_for_seq(struct gsync_group *g, u64 seq)
 		old = g->sched;
 		g->sched = g->sched_next;
 		g->sched_next = NULL;
+		trace_gsync_schedule_switch(g, seq, g->sched, old);
 	}
 	s = gsync_sched_get(g->sched);
 	spin_unlock_bh(&g->lock);

@@ -24,6 +24,7 @@
 #include "udp.h"
 #include "send.h"
 #include "route.h"
+#include "trace.h"
 
 #define GSYNC_CTRL_MAX		1024	/* queued control packets */
 #define GSYNC_TX_BATCH		64	/* packets per work run */
@@ -337,6 +338,21 @@ static unsigned int gsync_tx_pick_len(struct gsync_tx_pick *p)
 	return p->ctrl ? p->ctrl->len : p->len;
 }
 
+/*
+ * Send the picked packet buf to rank dest (-1: the group's multicast
+ * address); 1 if it went out. Lock not held.
+ */
+static unsigned int gsync_tx_one(struct gsync_group *g,
+				 const struct gsync_tx_pick *p, int dest,
+				 const void *buf, unsigned int len)
+{
+	if (gsync_udp_send(g, dest, buf, len, NULL, 0) <= 0)
+		return 0;
+	if (p->retransmit)
+		trace_gsync_retransmit(g, buf, dest);
+	return 1;
+}
+
 void gsync_tx_work(struct work_struct *work)
 {
 	struct gsync_group *g = container_of(to_delayed_work(work),
@@ -345,7 +361,6 @@ void gsync_tx_work(struct work_struct *work)
 	unsigned long wait = 0;
 	unsigned int n, r, len, sent;
 	const void *buf;
-	int ret;
 
 	for (n = 0; n < GSYNC_TX_BATCH; n++) {
 		spin_lock_bh(&g->lock);
@@ -367,20 +382,14 @@ void gsync_tx_work(struct work_struct *work)
 		buf = p.ctrl ? (const void *)p.ctrl->data : g->txbuf;
 		sent = 0;
 		if (p.fanout_many) {
-			for_each_set_bit(r, p.to, g->cfg.nranks) {
-				ret = gsync_udp_send(g, r, buf, len, NULL, 0);
-				sent += ret > 0;
-			}
+			for_each_set_bit(r, p.to, g->cfg.nranks)
+				sent += gsync_tx_one(g, &p, r, buf, len);
 		} else if (g->unicast && p.dest < 0) {
-			for (r = 0; r < g->cfg.nranks; r++) {
-				if (r == g->cfg.rank)
-					continue;
-				ret = gsync_udp_send(g, r, buf, len, NULL, 0);
-				sent += ret > 0;
-			}
+			for (r = 0; r < g->cfg.nranks; r++)
+				if (r != g->cfg.rank)
+					sent += gsync_tx_one(g, &p, r, buf, len);
 		} else {
-			ret = gsync_udp_send(g, p.dest, buf, len, NULL, 0);
-			sent += ret > 0;
+			sent = gsync_tx_one(g, &p, p.dest, buf, len);
 		}
 		kfree(p.ctrl);
 

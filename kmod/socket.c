@@ -28,6 +28,7 @@
 #include "receive.h"
 #include "mem.h"
 #include "reduce.h"
+#include "trace.h"
 
 static struct proto gsync_proto = {
 	.name = "GSYNC",
@@ -365,11 +366,13 @@ static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 
 	spin_lock_bh(&g->lock);
 	op->submitted_at = jiffies;
+	op->submit_ns = ktime_get_ns();
 	g->slots[d.seq % g->cfg.window] = op;
 	WRITE_ONCE(g->next_seq, d.seq + 1);
 	g->stats.ops_submitted++;
 	if (op->sched->tag)
 		g->stats.sched_ops++;
+	trace_gsync_op_submit(g, op);
 	gsync_op_start(g, op);
 	gsync_tx_kick(g);
 	/* Other submitters of this seq waiting for the window: it is taken. */
