@@ -1,11 +1,31 @@
 #!/usr/bin/env python3
 """One rank of tests/bench/python-sync: time the synchronization of a
-float32 gradient buffer with gloo (torch.distributed.all_reduce, then
-divide, as DDP does) and with gsync (Group.all_reduce_ avg), alternating
-so both see the same conditions. Prints one line per (backend, size):
+float32 gradient buffer from Python with each backend of --backends,
+alternating them within every iteration so that all see the same
+conditions:
+
+  gloo         torch.distributed.all_reduce over TCP, then divide, as DDP
+               does (its process group also is the ranks' rendezvous)
+  gsync        gsync.Group.all_reduce_(avg) under the kernel's default
+               schedule (one multicast clique), paced at --rate
+  gsync_sched  the same on a second group (--sched-members, --sched-mcast,
+               paced at --sched-rate) running, for each size, the blob
+               --schedule SIZE=FILE names (gsync-sched export), loaded with
+               Group.load_schedule() at the same sequence number on every
+               rank
+
+Every timed operation starts after a barrier of its own backend, on the
+buffer refilled with rank + 1, and its result must be (n + 1) / 2 at both
+ends. A backend that fails on this rank (setup, an operation, a wrong
+result) is reported and not run again here; the others go on (their
+peers time out on it: --timeout-s for gloo, --op-timeout-ms for gsync).
+Prints, after each size, one line per backend:
     bench rank=R backend=B bytes=N iters=K median_ms=M min_ms=M
+or, where it failed or was not run:
+    bench rank=R backend=B bytes=N error=TEXT
 """
 import argparse
+import datetime
 import os
 import statistics
 import sys
@@ -13,46 +33,146 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import torch  # noqa: E402
-import torch.distributed as dist  # noqa: E402
-
-import gsync  # noqa: E402
+BACKENDS = ("gloo", "gsync", "gsync_sched")
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rank", type=int, required=True)
-    ap.add_argument("--members", required=True)
-    ap.add_argument("--mcast", required=True)
-    ap.add_argument("--gloo", required=True)
-    ap.add_argument("--sizes", default="65536,1048576,4194304")
-    ap.add_argument("--iters", type=int, default=5)
+    ap.add_argument("--members", required=True, help="gsync group: addr:port,... in rank order")
+    ap.add_argument("--mcast", required=True, help="gsync group: multicast group:port")
+    ap.add_argument("--gloo", required=True, help="rank 0's addr:port for gloo's rendezvous")
+    ap.add_argument("--sizes", default="65536,1048576,4194304", help="bytes, comma-separated")
+    ap.add_argument("--iters", default="5",
+                    help="iterations: one number, or one per size (comma-separated)")
     ap.add_argument("--rate", type=int, default=0, help="gsync pacing, bytes/s")
-    a = ap.parse_args()
+    ap.add_argument("--backends", default="gloo,gsync",
+                    help="comma-separated, from " + ",".join(BACKENDS))
+    ap.add_argument("--schedule", action="append", default=[], metavar="SIZE=FILE",
+                    help="gsync_sched: the schedule blob for operations of SIZE bytes")
+    ap.add_argument("--sched-members", help="gsync_sched group's members (other ports)")
+    ap.add_argument("--sched-mcast", help="gsync_sched group's multicast group:port")
+    ap.add_argument("--sched-rate", type=int, default=0, help="gsync_sched pacing, bytes/s")
+    ap.add_argument("--timeout-s", type=float, default=600,
+                    help="gloo's timeout (rendezvous and each collective)")
+    ap.add_argument("--op-timeout-ms", type=int, default=120000, help="gsync's op_timeout_ms")
+    a = ap.parse_args(argv)
+    a.sizes = [int(s) for s in a.sizes.split(",")]
+    if any(s <= 0 or s % 4 for s in a.sizes):
+        ap.error("--sizes: positive multiples of 4 (float32)")
+    iters = [int(s) for s in a.iters.split(",")]
+    if len(iters) == 1:
+        iters *= len(a.sizes)
+    if len(iters) != len(a.sizes) or min(iters) < 1:
+        ap.error("--iters: one number >= 1, or one per size")
+    a.iters = dict(zip(a.sizes, iters))
+    a.backends = [b for b in a.backends.split(",") if b]
+    if not a.backends or any(b not in BACKENDS for b in a.backends):
+        ap.error("--backends: from " + ",".join(BACKENDS))
+    a.blobs = {}
+    for spec in a.schedule:
+        size, sep, path = spec.partition("=")
+        if not sep or not size.isdigit() or not path:
+            ap.error(f"--schedule {spec!r}: expected SIZE=FILE")
+        a.blobs[int(size)] = path
+    if "gsync_sched" in a.backends and not (a.sched_members and a.sched_mcast):
+        ap.error("gsync_sched needs --sched-members and --sched-mcast")
+    return a
+
+
+def one_line(e):
+    text = f"{type(e).__name__}: {e}".replace("\n", " ")
+    return text[:300]
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    import torch
+    import torch.distributed as dist
+    import gsync
+
     n = len(a.members.split(","))
+    expect = (n + 1) / 2
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://{a.gloo}", rank=a.rank, world_size=n)
-    sizes = [int(s) for s in a.sizes.split(",")]
-    with gsync.Group(a.rank, a.members, mcast=a.mcast, ifname="eth0", window=4,
-                     max_op_bytes=max(sizes), op_timeout_ms=60000, pacing_rate=a.rate) as g:
-        for size in sizes:
-            t = {"gloo": [], "gsync": []}
-            x = torch.full((size // 4,), float(a.rank + 1))
-            for _ in range(a.iters):
-                dist.barrier()
-                t0 = time.monotonic()
-                dist.all_reduce(x)
-                x.div_(n)
-                t["gloo"].append(time.monotonic() - t0)
-                g.barrier()
-                t0 = time.monotonic()
-                g.all_reduce_(x, "avg")
-                t["gsync"].append(time.monotonic() - t0)
-            for b, v in t.items():
-                print(f"bench rank={a.rank} backend={b} bytes={size} iters={a.iters} "
-                      f"median_ms={statistics.median(v) * 1000:.1f} min_ms={min(v) * 1000:.1f}",
-                      flush=True)
-    dist.destroy_process_group()
+    dead = {}           # backend -> why it no longer runs on this rank
+    groups = {}         # "gsync" / "gsync_sched" -> gsync.Group
+    maxb = max(a.sizes)
+    common = dict(ifname="eth0", window=4, max_op_bytes=maxb, op_timeout_ms=a.op_timeout_ms)
+    for b in a.backends:
+        try:
+            if b == "gloo":
+                dist.init_process_group("gloo", init_method=f"tcp://{a.gloo}", rank=a.rank,
+                                        world_size=n,
+                                        timeout=datetime.timedelta(seconds=a.timeout_s))
+            elif b == "gsync":
+                groups[b] = gsync.Group(a.rank, a.members, mcast=a.mcast,
+                                        pacing_rate=a.rate, **common)
+            else:
+                groups[b] = gsync.Group(a.rank, a.sched_members, mcast=a.sched_mcast,
+                                        pacing_rate=a.sched_rate, **common)
+        except Exception as e:  # noqa: BLE001: any failure takes this backend out
+            dead[b] = "setup: " + one_line(e)
+
+    def barrier(b):
+        if b == "gloo":
+            dist.barrier()
+        else:
+            groups[b].barrier()
+
+    def reduce(b, x):
+        if b == "gloo":
+            dist.all_reduce(x)
+            x.div_(n)
+        else:
+            groups[b].all_reduce_(x, "avg")
+
+    for size in a.sizes:
+        t = {b: [] for b in a.backends}
+        skip = {}
+        if "gsync_sched" in a.backends and "gsync_sched" not in dead:
+            g = groups["gsync_sched"]
+            if size not in a.blobs:
+                skip["gsync_sched"] = "no schedule for this size"
+            else:
+                try:
+                    # Every rank has made the same calls on this group, so
+                    # next_seq is the same everywhere: all switch together.
+                    g.load_schedule(a.blobs[size], start_seq=g.next_seq)
+                except Exception as e:  # noqa: BLE001
+                    dead["gsync_sched"] = "load_schedule: " + one_line(e)
+        x = torch.empty(size // 4, dtype=torch.float32)
+        for _ in range(a.iters[size]):
+            for b in a.backends:
+                if b in dead or b in skip:
+                    continue
+                x.fill_(float(a.rank + 1))
+                try:
+                    barrier(b)
+                    t0 = time.monotonic()
+                    reduce(b, x)
+                    dt = time.monotonic() - t0
+                except Exception as e:  # noqa: BLE001
+                    dead[b] = f"{size} bytes: " + one_line(e)
+                    continue
+                if x[0].item() != expect or x[-1].item() != expect:
+                    dead[b] = (f"{size} bytes: wrong result {x[0].item()}, {x[-1].item()}"
+                               f" (expected {expect})")
+                    continue
+                t[b].append(dt)
+        for b in a.backends:
+            head = f"bench rank={a.rank} backend={b} bytes={size}"
+            why = dead.get(b) or skip.get(b)
+            if why or len(t[b]) < a.iters[size]:
+                print(f"{head} error={why or 'incomplete'}", flush=True)
+            else:
+                v = t[b]
+                print(f"{head} iters={len(v)} median_ms={statistics.median(v) * 1000:.1f} "
+                      f"min_ms={min(v) * 1000:.1f}", flush=True)
+    for g in groups.values():
+        g.close(wait=False)
+    if "gloo" in a.backends and "gloo" not in dead:
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":
