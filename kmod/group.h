@@ -67,9 +67,7 @@ struct gsync_contrib {
 	unsigned long last_rx;		/* jiffies of the last new chunk */
 	unsigned long next_nack;	/* jiffies: no NACK before this */
 	unsigned long nack_sent_at;	/* jiffies of our last NACK to it */
-	u32 rx_start;			/* its first chunk (route.c), once nchunks */
-	/* 1 + the furthest chunk received, in its sending order */
-	u32 highest;
+	u32 highest;			/* highest chunk index + 1 received */
 	bool sender_done;		/* it POLLed: every chunk was sent */
 	u8 nack_backoff;
 };
@@ -88,8 +86,7 @@ struct gsync_step {
 	bool receives;			/* we expect anything in this step */
 	bool status_sent;		/* all our streams in: STATUS sent */
 	bool tx_done;			/* every chunk sent once */
-	u32 tx_start;			/* the chunk we start sending at */
-	u32 tx_chunk;			/* chunks sent once, from tx_start on */
+	u32 tx_chunk;			/* next chunk to send */
 	u16 tx_dest;			/* next destination of that chunk */
 	u8 poll_backoff;
 	unsigned long next_poll;	/* jiffies */

@@ -208,7 +208,6 @@ static int gsync_op_alloc_step(struct gsync_group *g, struct gsync_op *op,
 	}
 	if (!st->sends)
 		return 0;
-	st->tx_start = gsync_step_tx_start(op, s, q, st->pos, op->ppb);
 	st->rtx = gsync_op_bitmap(op, budget, op->nchunks);
 	st->rtx_who = gsync_op_kvzalloc(op, budget, op->nchunks * sizeof(u16),
 					true);

@@ -89,9 +89,6 @@ static bool gsync_rx_stream_init(struct gsync_group *g, struct gsync_op *op,
 	c->nchunks = be32_to_cpu(h->nchunks);
 	c->chunk_bytes = cb;
 	ppb = gsync_chunks_per_block(op->block, cb);
-	c->rx_start = gsync_step_tx_start(op, s, op->step[s].q,
-					  gsync_sclique_pos(op->step[s].q,
-							    c->rank), ppb);
 	for (b = 0; b < op->nblocks; b++) {
 		first = b * ppb;
 		n = min(ppb, c->nchunks - first);
@@ -173,8 +170,7 @@ static void gsync_rx_data(struct gsync_group *g, struct gsync_op *op,
 	__set_bit(chunk, c->have);
 	c->received++;
 	c->last_rx = jiffies;
-	c->highest = max(c->highest, gsync_chunk_unrot(chunk, c->rx_start,
-						       c->nchunks) + 1);
+	c->highest = max(c->highest, chunk + 1);
 	/* A repair arrived: learn how long repairs take, ask sooner again. */
 	if (be16_to_cpu(h->flags) & GSYNC_WF_RETRANSMIT && c->nack_sent_at) {
 		unsigned long sample = jiffies - c->nack_sent_at;
@@ -230,11 +226,16 @@ static void gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
 				u32 count, u32 *work)
 {
 	struct gsync_step *st = &op->step[s];
-	u32 allowed = GSYNC_RTX_FACTOR * op->nchunks, c, b, end;
+	/*
+	 * Chunks not sent once yet are on their way anyway: resending them
+	 * would only duplicate them (receivers cannot tell slow from lost).
+	 */
+	u32 sent = st->tx_done ? op->nchunks : st->tx_chunk, c, b, end;
+	u32 allowed = GSYNC_RTX_FACTOR * op->nchunks;
 
-	if (first >= op->nchunks || !count)
+	if (first >= sent || !count)
 		return;
-	end = first + min(count, op->nchunks - first);
+	end = first + min(count, sent - first);
 	for (c = first; c < end && *work; c++, (*work)--) {
 		b = c / op->ppb;
 		if (!gsync_op_sends_to(g, op, s, b, r)) {
@@ -242,15 +243,6 @@ static void gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
 			c = (b + 1) * op->ppb - 1;
 			continue;
 		}
-		/*
-		 * Chunks not sent once yet are on their way anyway: resending
-		 * them would only duplicate them (receivers cannot tell slow
-		 * from lost).
-		 */
-		if (!st->tx_done &&
-		    gsync_chunk_unrot(c, st->tx_start, op->nchunks) >=
-		    st->tx_chunk)
-			continue;
 		if (st->rtx_asked[r] >= allowed) {
 			gsync_drop(g, GSYNC_DROP_RATELIMIT);
 			*work = 0;

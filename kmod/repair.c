@@ -30,21 +30,21 @@
 #define GSYNC_MAX_BACKOFF	4	/* intervals grow up to 16x */
 
 /*
- * Ranges of clear bits in have[from..to), at most max of them. Returns
+ * Ranges of clear bits in have[0..nchunks), at most max of them. Returns
  * how many were written. Pure; KUnit tests it.
  */
-unsigned int gsync_nack_ranges(const unsigned long *have, u32 from, u32 to,
+unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
 			       struct gsync_wire_range *out,
 			       unsigned int max)
 {
 	unsigned int n = 0;
-	u32 start = from, end;
+	u32 start = 0, end;
 
 	while (n < max) {
-		start = find_next_zero_bit(have, to, start);
-		if (start >= to)
+		start = find_next_zero_bit(have, nchunks, start);
+		if (start >= nchunks)
 			break;
-		end = find_next_bit(have, to, start);
+		end = find_next_bit(have, nchunks, start);
 		out[n].first = cpu_to_be32(start);
 		out[n].count = cpu_to_be32(end - start);
 		n++;
@@ -72,20 +72,12 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 		return;
 	if (c->nchunks) {
 		/*
-		 * Gaps before the furthest chunk seen in the sender's order
-		 * are losses; after it the sender may still be sending,
-		 * unless it said it is done.
+		 * Gaps below the highest chunk seen are losses; beyond it the
+		 * sender may still be sending, unless it said it is done.
 		 */
-		u32 upto = c->sender_done ? c->nchunks : c->highest;
-		u32 end = c->rx_start + min(upto, c->nchunks - c->rx_start);
-
-		nr = gsync_nack_ranges(c->have, c->rx_start, end, p->ranges,
+		nr = gsync_nack_ranges(c->have, c->sender_done ? c->nchunks :
+				       c->highest, p->ranges,
 				       GSYNC_WIRE_MAX_RANGES);
-		if (upto > c->nchunks - c->rx_start)
-			nr += gsync_nack_ranges(c->have, 0, upto -
-						(c->nchunks - c->rx_start),
-						p->ranges + nr,
-						GSYNC_WIRE_MAX_RANGES - nr);
 	} else {
 		/* Nothing yet: we do not know its chunk count. */
 		p->ranges[0].first = 0;

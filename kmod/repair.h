@@ -6,7 +6,7 @@
 #include "group.h"
 
 void gsync_repair_work(struct work_struct *work);
-unsigned int gsync_nack_ranges(const unsigned long *have, u32 from, u32 to,
+unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
 			       struct gsync_wire_range *out,
 			       unsigned int max);
 void gsync_send_status(struct gsync_group *g, struct gsync_op *op,

@@ -130,32 +130,6 @@ int gsync_step_dest(struct gsync_group *g, struct gsync_op *op,
 
 
 /*
- * The chunk at which the member at position pos of q starts sending in
- * step s. In the reduce-scatter step of RS_MULTICAST every member sends
- * each owner its blocks; were they all to walk the blocks from 0, all
- * k - 1 would send to the same owner at once, queueing k - 1 links' worth
- * of traffic on its download while the other owners' downloads idle
- * (incast). Each member starts instead at the first block of the member
- * after it, so at any moment the members' streams reach distinct owners.
- * Elsewhere every member sends from chunk 0. A member sends its chunks in
- * order from there, wrapping around at nchunks: gsync_chunk_rot() and
- * gsync_chunk_unrot() convert between that order and chunk indices.
- */
-u32 gsync_step_tx_start(const struct gsync_op *op, unsigned int s,
-			const struct gsync_sclique *q, unsigned int pos,
-			u32 ppb)
-{
-	u32 b;
-
-	if ((s & 1) || !q || q->pattern != GSYNC_PAT_RS_MULTICAST ||
-	    q->nmembers < 2)
-		return 0;
-	b = (pos + 1) % q->nmembers;
-	return b < op->nblocks ? b * ppb : 0;
-}
-GSYNC_EXPORT_FOR_TESTS(gsync_step_tx_start);
-
-/*
  * Receive buffer of a stream of step s: in a reduce-scatter clique a
  * member sends us only the blocks we own (every nmembers-th from our
  * position), so the stream gets room for those alone. Returns the stride

@@ -26,22 +26,6 @@ unsigned int gsync_step_ndest(struct gsync_group *g, struct gsync_op *op,
 			      unsigned int s);
 int gsync_step_dest(struct gsync_group *g, struct gsync_op *op,
 		    unsigned int s, u32 b, unsigned int i);
-u32 gsync_step_tx_start(const struct gsync_op *op, unsigned int s,
-			const struct gsync_sclique *q, unsigned int pos,
-			u32 ppb);
-
-/* The i-th chunk a stream starting at start sends, of n. */
-static inline u32 gsync_chunk_rot(u32 i, u32 start, u32 n)
-{
-	return i < n - start ? i + start : i - (n - start);
-}
-
-/* The position of chunk c in the sending order of a stream from start. */
-static inline u32 gsync_chunk_unrot(u32 c, u32 start, u32 n)
-{
-	return c >= start ? c - start : c + (n - start);
-}
-
 u16 gsync_stream_layout(const struct gsync_op *op, unsigned int s,
 			const struct gsync_sclique *q, unsigned int pos,
 			u64 *bytes);

@@ -7,8 +7,7 @@
  * rate (a token bucket topped up from the clock at the rate of the
  * packet's clique, capped by the group's pacing_rate). A step sends to
  * the group's multicast address, to a block's owner, or to each member of
- * its clique in turn (unicast patterns and groups), its chunks in order
- * from the one route.c says it starts at (staggered in reduce-scatter).
+ * its clique in turn (unicast patterns and groups).
  *
  * Locking: packets are chosen and copied into g->txbuf under
  * gsync_group.lock, then sent without it (kernel_sendmsg may sleep). The
@@ -188,7 +187,7 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 {
 	struct gsync_step *st = &op->step[s];
 	unsigned int ndest;
-	u32 b, c;
+	u32 b;
 
 	if (!st->sends || st->tx_done)
 		return false;
@@ -200,12 +199,10 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 					msecs_to_jiffies(g->cfg.repair_ms);
 			return false;
 		}
-		c = gsync_chunk_rot(st->tx_chunk, st->tx_start, op->nchunks);
-		b = c / op->ppb;
+		b = st->tx_chunk / op->ppb;
 		if (gsync_op_sends(g, op, s, b))
 			break;
-		/* On to the next block, in sending order. */
-		st->tx_chunk += min((b + 1) * op->ppb, op->nchunks) - c;
+		st->tx_chunk = (b + 1) * op->ppb;
 		st->tx_dest = 0;
 	}
 	if (!test_bit(b, op->ready[st->src]))
@@ -217,7 +214,7 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 		st->tx_dest = 0;
 		st->tx_chunk++;
 	}
-	p->len = gsync_build_data(g, op, s, c, false);
+	p->len = gsync_build_data(g, op, s, p->tx_chunk, false);
 	return true;
 }
 

@@ -477,25 +477,6 @@ static void gsync_sched_op_grid(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, gsync_op_expects(t.g, op, 3, 1, 2));
 	KUNIT_EXPECT_EQ(test, gsync_op_step_cov(op, 2, 1), 3);
 	KUNIT_EXPECT_EQ(test, gsync_op_step_cov(op, 3, 1), 9);
-	/*
-	 * Reduce-scatter senders start at the next member's first block:
-	 * rank 4 (position 1 of the column) at block 2, rank 1 at block 1;
-	 * the row (unicast) and the all-gather step start at chunk 0.
-	 */
-	KUNIT_EXPECT_EQ(test, op->step[2].tx_start, 8);
-	KUNIT_EXPECT_EQ(test, op->step[0].tx_start, 0);
-	KUNIT_EXPECT_EQ(test, gsync_step_tx_start(op, 2, op->step[2].q, 0, 4), 4);
-	KUNIT_EXPECT_EQ(test, gsync_step_tx_start(op, 2, op->step[2].q, 2, 4), 0);
-	KUNIT_EXPECT_EQ(test, gsync_step_tx_start(op, 3, op->step[3].q, 0, 4), 0);
-	/* From chunk 8 of 12: 8..11, then 0..7. */
-	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(0, 8, 12), 8);
-	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(3, 8, 12), 11);
-	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(4, 8, 12), 0);
-	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(11, 8, 12), 7);
-	KUNIT_EXPECT_EQ(test, gsync_chunk_unrot(0, 8, 12), 4);
-	KUNIT_EXPECT_EQ(test, gsync_chunk_unrot(8, 8, 12), 0);
-	KUNIT_EXPECT_EQ(test, gsync_chunk_unrot(11, 8, 12), 3);
-	KUNIT_EXPECT_EQ(test, gsync_chunk_rot(5, 0, 12), 5);
 
 	/* Our own value is in; the row's two others are not yet. */
 	KUNIT_EXPECT_FALSE(test, reducible(&t, 0, 0));
