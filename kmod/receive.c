@@ -278,8 +278,8 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 	    s >= op->nsteps)
 		return gsync_drop(g, GSYNC_DROP_FIELD);
 	g->stats.nacks_received++;
-	trace_gsync_nack_recv(g, op, s, r, skb, GSYNC_PAYLOAD_OFF + sizeof(n),
-			      nr);
+	trace_gsync_nack_recv(g, op, s, r, NULL, skb,
+			      GSYNC_PAYLOAD_OFF + sizeof(n), nr);
 	if (gsync_rx_tell_failed(g, op, r) || !op->retained ||
 	    !op->step[s].sends)
 		return;

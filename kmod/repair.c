@@ -89,7 +89,8 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 	if (nr && !gsync_ctrl_queue(g, c->rank, GSYNC_PKT_NACK, op, s, p,
 				    sizeof(p->n) + nr * sizeof(p->ranges[0]))) {
 		g->stats.nacks_sent++;
-		trace_gsync_nack_send(g, op, s, c->rank, p->ranges, nr);
+		trace_gsync_nack_send(g, op, s, c->rank, p->ranges, NULL, 0,
+				      nr);
 		c->nack_sent_at = jiffies ? jiffies : 1;
 	}
 	/* Give a repair time to arrive: a round trip, at least repair_ms. */

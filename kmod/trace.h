@@ -184,12 +184,17 @@ TRACE_EVENT(gsync_op_complete,
 
 /* ---- loss repair --------------------------------------------------------- */
 
-/* We asked peer for chunks of its stream in step of seq (nacks_sent). */
-TRACE_EVENT(gsync_nack_send,
+/*
+ * A NACK about peer's stream in step of seq: its ranges are either the
+ * array ranges (one we send) or at offset off of skb (one we received).
+ */
+DECLARE_EVENT_CLASS(gsync_nack,
 	TP_PROTO(const struct gsync_group *g, const struct gsync_op *op,
 		 unsigned int step, unsigned int peer,
-		 const struct gsync_wire_range *ranges, unsigned int nranges),
-	TP_ARGS(g, op, step, peer, ranges, nranges),
+		 const struct gsync_wire_range *ranges,
+		 const struct sk_buff *skb, unsigned int off,
+		 unsigned int nranges),
+	TP_ARGS(g, op, step, peer, ranges, skb, off, nranges),
 	TP_STRUCT__entry(
 		__field(u64, group)
 		__field(u64, seq)
@@ -202,7 +207,8 @@ TRACE_EVENT(gsync_nack_send,
 	TP_fast_assign(
 		__entry->group = g->cfg.group_id;
 		__entry->seq = op->seq;
-		__entry->chunks = gsync_trace_nack_chunks(ranges, nranges);
+		__entry->chunks = skb ? gsync_trace_skb_chunks(skb, off, nranges) :
+			gsync_trace_nack_chunks(ranges, nranges);
 		__entry->rank = g->cfg.rank;
 		__entry->peer = peer;
 		__entry->step = step;
@@ -213,37 +219,24 @@ TRACE_EVENT(gsync_nack_send,
 		  __entry->step, __entry->ranges, __entry->chunks)
 );
 
-/*
- * peer asked us for chunks of what we send in step of seq
- * (nacks_received); the ranges are at offset off of skb.
- */
-TRACE_EVENT(gsync_nack_recv,
+/* We asked peer for chunks of its stream (nacks_sent). */
+DEFINE_EVENT(gsync_nack, gsync_nack_send,
 	TP_PROTO(const struct gsync_group *g, const struct gsync_op *op,
 		 unsigned int step, unsigned int peer,
+		 const struct gsync_wire_range *ranges,
 		 const struct sk_buff *skb, unsigned int off,
 		 unsigned int nranges),
-	TP_ARGS(g, op, step, peer, skb, off, nranges),
-	TP_STRUCT__entry(
-		__field(u64, group)
-		__field(u64, seq)
-		__field(u32, chunks)
-		__field(u16, rank)
-		__field(u16, peer)
-		__field(u16, step)
-		__field(u16, ranges)
-	),
-	TP_fast_assign(
-		__entry->group = g->cfg.group_id;
-		__entry->seq = op->seq;
-		__entry->chunks = gsync_trace_skb_chunks(skb, off, nranges);
-		__entry->rank = g->cfg.rank;
-		__entry->peer = peer;
-		__entry->step = step;
-		__entry->ranges = nranges;
-	),
-	TP_printk("group=0x%llx rank=%u peer=%u seq=%llu step=%u ranges=%u chunks=%u",
-		  __entry->group, __entry->rank, __entry->peer, __entry->seq,
-		  __entry->step, __entry->ranges, __entry->chunks)
+	TP_ARGS(g, op, step, peer, ranges, skb, off, nranges)
+);
+
+/* peer asked us for chunks of what we send (nacks_received). */
+DEFINE_EVENT(gsync_nack, gsync_nack_recv,
+	TP_PROTO(const struct gsync_group *g, const struct gsync_op *op,
+		 unsigned int step, unsigned int peer,
+		 const struct gsync_wire_range *ranges,
+		 const struct sk_buff *skb, unsigned int off,
+		 unsigned int nranges),
+	TP_ARGS(g, op, step, peer, ranges, skb, off, nranges)
 );
 
 /*
