@@ -6,7 +6,9 @@
 # group (TCP between the islands) within fp32 tolerance; the same with
 # bfloat16 on the wire (identical, about half the bytes); DiLoCo with H=5
 # converges and stays identical; then the DDP run again under 5% loss and
-# 20% reordering must end every step with the same bits as without loss.
+# 20% reordering must end every step with the same bits as without loss,
+# and no operation may wait half of op_timeout_ms (a lost acknowledgement
+# once held a window slot that long).
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 if ! $PY -c 'import torch, numpy' 2>/dev/null; then
