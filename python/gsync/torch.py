@@ -104,6 +104,31 @@ def all_reduce_(tensor: _torch.Tensor, op: str = "sum",
     return tensor
 
 
+def _pieces(flat: _torch.Tensor, group: Group) -> List[_torch.Tensor]:
+    """A 1-D contiguous tensor as views of at most the group's
+    max_op_bytes each (one gsync operation apiece)."""
+    step = max(1, group.config.effective_max_op_bytes() // flat.element_size())
+    return [flat[i:i + step] for i in range(0, flat.numel(), step)] or [flat]
+
+
+def _reduce_all(flat: _torch.Tensor, op: str, group: Group) -> None:
+    """All-reduce a 1-D contiguous tensor in place in as many operations
+    as max_op_bytes needs; wait for every one, then raise the first
+    failure (so nothing is left in flight in ``flat``)."""
+    futs, first = [], None
+    try:
+        for p in _pieces(flat, group):
+            futs.append(group.all_reduce_async(p, op))
+    except Exception as e:  # noqa: BLE001: raised once the rest are done
+        first = e
+    for f in futs:
+        e = f.exception()
+        if e is not None and first is None:
+            first = e
+    if first is not None:
+        raise first
+
+
 # ---- flat buffers of many tensors --------------------------------------------
 def flatten(tensors: Iterable[_torch.Tensor], dtype: _torch.dtype = _torch.float32) -> _torch.Tensor:
     ts = [t.detach().reshape(-1).to(dtype) for t in tensors]
@@ -190,7 +215,8 @@ def allreduce_hook(state: Union[HookState, Group],
     (a Group is accepted as state too). Returns a ``torch.futures.Future``
     completed by gsync's receiver thread, so DDP keeps filling and
     submitting later buckets while earlier ones are on the wire (up to the
-    group's window). A failed operation (GsyncTimeout, ...) becomes the
+    group's window). A bucket over the group's max_op_bytes is sent as
+    several operations. A failed operation (GsyncTimeout, ...) becomes the
     future's exception and surfaces from ``backward()``."""
     st = state if isinstance(state, HookState) else HookState(state)
     buf = bucket.buffer()
@@ -201,22 +227,38 @@ def allreduce_hook(state: Union[HookState, Group],
     with st.lock:
         st.buckets += 1
     wire = buf.to(_torch.bfloat16) if st.wire_bf16 and buf.dtype == _torch.float32 else buf
+    # A bucket over max_op_bytes (a parameter larger than bucket_cap_mb
+    # gets a bucket of its own) goes as several operations.
+    gfs: List[Any] = []
+    errs: List[BaseException] = []
     try:
-        gf = st.group.all_reduce_async(wire, "avg")
-    except Exception as e:
-        fut.set_exception(e)
+        for p in _pieces(wire.view(-1), st.group):
+            gfs.append(st.group.all_reduce_async(p, "avg"))
+    except Exception as e:  # noqa: BLE001: the submitted pieces still complete
+        errs.append(e)
+    if not gfs:
+        fut.set_exception(errs[0])
         return fut
+    left = [len(gfs)]
+    lock = threading.Lock()
 
     def done(f) -> None:
         e = f.exception()
-        if e is not None:
-            fut.set_exception(e)
+        with lock:
+            if e is not None:
+                errs.append(e)
+            left[0] -= 1
+            if left[0]:
+                return
+        if errs:
+            fut.set_exception(errs[0])
             return
         if wire is not buf:
             buf.copy_(wire)
         fut.set_result(buf)
 
-    gf.add_done_callback(done)
+    for gf in gfs:
+        gf.add_done_callback(done)
     return fut
 
 
@@ -249,7 +291,8 @@ class OuterSync:
     loads the result into the model. Floating-point buffers are averaged
     too. Construction copies rank 0's parameters to every rank.
 
-    ``wire_dtype='bf16'`` sends the pseudo-gradient as bfloat16.
+    ``wire_dtype='bf16'`` sends the pseudo-gradient as bfloat16. Over the
+    group's max_op_bytes it goes as several operations.
     """
 
     def __init__(self, module: _torch.nn.Module, group: Optional[Group] = None,
@@ -294,7 +337,7 @@ class OuterSync:
         """All-reduce the pseudo-gradient and take one outer step now."""
         delta = flatten([m - p for m, p in zip(self.master, self.params)])
         wire = delta.to(_torch.bfloat16) if self.wire_bf16 else delta
-        self.group.all_reduce_(wire, "avg")
+        _reduce_all(wire, "avg", self.group)
         if wire is not delta:
             delta.copy_(wire)
         off = 0
@@ -309,7 +352,7 @@ class OuterSync:
         bufs = [b for b in self.module.buffers() if b.dtype == _torch.float32]
         if bufs:
             flat = flatten(bufs)
-            self.group.all_reduce_(flat, "avg")
+            _reduce_all(flat, "avg", self.group)
             unflatten(flat, bufs)
         self.syncs += 1
 

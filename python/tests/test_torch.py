@@ -1,4 +1,5 @@
 import struct
+import threading
 import unittest
 
 import fakekernel
@@ -14,8 +15,16 @@ except ImportError:  # pragma: no cover
 from gsync import _abi
 
 
+_init_lock = threading.Lock()  # the global RNG: ranks are threads here
+
+
 def mlp(seed):
-    torch.manual_seed(seed)
+    with _init_lock:
+        torch.manual_seed(seed)
+        return _mlp()
+
+
+def _mlp():
     return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 16),
                                torch.nn.Tanh(), torch.nn.Linear(16, 2))
 
@@ -167,6 +176,21 @@ class TorchDDP(unittest.TestCase):
         finally:
             close_all(gs)
 
+    def test_ddp_split_over_max_op_bytes(self):
+        """torch: buckets over max_op_bytes go as several operations, with the same result"""
+        runs = {}
+        for mob in (0, 64):
+            fab, gs = fakekernel.groups(2, window=8, max_op_bytes=mob)
+            try:
+                runs[mob] = run_ranks(gs, lambda r, g: train_ddp(g, r, 3))
+                sizes = [n for _, _, _, n in fab.reduced[1:]]
+            finally:
+                close_all(gs)
+            self.assertEqual(runs[mob][0], runs[mob][1])
+            if mob:
+                self.assertLessEqual(max(sizes), mob)
+        self.assertEqual(runs[64], runs[0])
+
     def test_hook_failure(self):
         """torch: a failed gsync op surfaces as an exception from backward()"""
         fab, gs = fakekernel.groups(2)
@@ -179,6 +203,23 @@ class TorchDDP(unittest.TestCase):
             self.assertIn("op_timeout_ms", str(cm.exception))
         finally:
             close_all(gs)
+
+
+def diloco(g, r, steps, wire=None, every=3):
+    """Digests after each OuterSync of a short DiLoCo run on rank r."""
+    model = mlp(50 + r)
+    outer = gt.OuterSync(model, g, every=every, wire_dtype=wire)
+    inner = torch.optim.SGD(model.parameters(), lr=0.05)
+    gen = torch.Generator().manual_seed(r)
+    out = []
+    for _ in range(steps):
+        loss = model(torch.randn(8, 8, generator=gen)).pow(2).mean()
+        inner.zero_grad()
+        loss.backward()
+        inner.step()
+        if outer.step():
+            out.append(gt.state_digest(model))
+    return out
 
 
 @unittest.skipIf(torch is None, "torch missing (Debian: python3-torch; run with /usr/bin/python3)")
@@ -222,6 +263,21 @@ class TorchDiLoCo(unittest.TestCase):
             self.assertEqual([torch.equal(x, y) for x, y in zip(s0, s1)], [True] * len(s0))
         finally:
             close_all(gs)
+
+    def test_outer_sync_split(self):
+        """torch: OuterSync over max_op_bytes sends several operations, with the same result"""
+        def run(mob):
+            fab, gs = fakekernel.groups(2, max_op_bytes=mob)
+            try:
+                return fab, run_ranks(gs, lambda r, g: diloco(g, r, 6))
+            finally:
+                close_all(gs)
+
+        _, whole = run(0)
+        fab, split = run(64)
+        self.assertEqual(split, whole)
+        self.assertEqual(split[0], split[1])
+        self.assertLessEqual(max(n for _, _, _, n in fab.reduced), 64)
 
     def test_args(self):
         """torch: OuterSync refuses every<1 and unknown wire dtypes"""
