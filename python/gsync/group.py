@@ -471,7 +471,9 @@ def _join_hint(err: int) -> str:
     return {
         errno.EADDRINUSE: " (this rank's endpoint is in use: another socket bound it)",
         errno.EADDRNOTAVAIL: " (this rank's address is not configured on this host)",
-        errno.ENODEV: " (ifindex names no interface of this network namespace)",
+        errno.ENODEV: " (ifindex names no interface of this network namespace, or with "
+                      "no interface given no route covers the multicast group: add one, "
+                      "e.g. 'ip route add 224.0.0.0/4 dev eth0', or give ifname=)",
         errno.ERANGE: " (nranks outside 2..256)",
         errno.EISCONN: " (the socket already joined a group)",
     }.get(err, "")
