@@ -26,6 +26,7 @@ Every rank ends each synchronization with bit-identical parameters:
 gsync reduces in a fixed rank order, and what follows is deterministic.
 """
 import hashlib
+import os
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
@@ -179,8 +180,28 @@ def sync_module_states(module: _torch.nn.Module, group: Optional[Group] = None,
 def local_process_group() -> "_dist.ProcessGroup":
     """A size-1 gloo process group of this process alone, for constructing
     DDP without a global process group (the way torchft does it): DDP's
-    collectives then run locally, and gsync carries the gradients."""
-    return _dist.ProcessGroupGloo(_dist.HashStore(), 0, 1)
+    collectives then run locally, and gsync carries the gradients.
+
+    Built through the constructor that takes options, not the one that
+    takes a timeout. That one is a pybind11 factory ``__init__`` run with
+    the GIL released, and pybind11 (up to its fix in pybind11#6172)
+    registers the new object in its instance map there, unlocked: another
+    thread creating or freeing a pybind11 object at that moment corrupts
+    the map, and the process aborts later with "pybind11_object_dealloc():
+    Tried to deallocate unregistered instance!" (pybind11#5473). gsync's
+    receiver thread, and other ranks' threads in the host tests, are
+    running when ddp() gets here. The options are what that constructor
+    would make: GLOO_SOCKET_IFNAME's interfaces if set, else the host
+    name's address (or loopback)."""
+    pg = _dist.ProcessGroupGloo
+    opts = pg._Options()
+    ifnames = os.environ.get("GLOO_SOCKET_IFNAME", "")
+    if len(ifnames) > 1:  # as torch reads it
+        opts._devices = [pg.create_device(interface=i) for i in ifnames.split(",")]
+    else:
+        opts._devices = [pg.create_default_device()]
+    opts._threads = 2 * len(opts._devices)
+    return pg(_dist.HashStore(), 0, 1, opts)
 
 
 # ---- DDP comm hook ----------------------------------------------------------------

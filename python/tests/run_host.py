@@ -6,6 +6,7 @@ failed. Run with Debian's /usr/bin/python3 so numpy and torch are found.
 
     python/tests/run_host.py [-v] [PATTERN]
 """
+import faulthandler
 import os
 import sys
 import time
@@ -56,6 +57,9 @@ class TapResult(unittest.TestResult):
 
 
 def main():
+    # A crash in native code (torch, pybind11) prints every thread's
+    # Python stack to stderr, which tests/check keeps in the host log.
+    faulthandler.enable()
     pattern = sys.argv[1] if len(sys.argv) > 1 else "test_*.py"
     if "*" not in pattern and not pattern.endswith(".py"):
         pattern = f"test_{pattern}*.py"

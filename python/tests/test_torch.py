@@ -97,6 +97,41 @@ class TorchOps(unittest.TestCase):
         finally:
             close_all(gs)
 
+    def test_local_group_registered_with_gil(self):
+        """torch: the size-1 gloo group is built by the options constructor (no pybind11 race)"""
+        # ProcessGroupGloo(store, rank, size[, timeout]) registers its
+        # Python object with the GIL released, racing with other threads
+        # (pybind11#5473); stress_pg_init.py shows the abort.
+        import os
+        from unittest import mock
+        real = gt._dist.ProcessGroupGloo
+        calls = []
+
+        class Spy:
+            _Options = real._Options
+            create_default_device = staticmethod(real.create_default_device)
+
+            @staticmethod
+            def create_device(**kw):
+                calls.append(("device", kw))
+                return real.create_device(**kw)
+
+            def __new__(cls, *a, **kw):
+                calls.append((a, kw))
+                return real(*a, **kw)
+
+        with mock.patch.object(gt._dist, "ProcessGroupGloo", Spy):
+            with mock.patch.dict(os.environ, {"GLOO_SOCKET_IFNAME": ""}):
+                pg = gt.local_process_group()
+            with mock.patch.dict(os.environ, {"GLOO_SOCKET_IFNAME": "lo"}):
+                gt.local_process_group()
+        (args, kw), dev, (args2, _) = calls
+        self.assertEqual((len(args), kw), (4, {}))
+        self.assertIsInstance(args[3], real._Options)
+        self.assertEqual(dev, ("device", {"interface": "lo"}))
+        self.assertEqual(len(args2[3]._devices), 1)
+        self.assertEqual((pg.rank(), pg.size()), (0, 1))
+
     def test_state_digest(self):
         """torch: state_digest is equal for equal states, differs for one flipped bit"""
         a, b = mlp(1), mlp(1)
