@@ -39,7 +39,8 @@ from .group import Group
 
 __all__ = ["DTYPES", "all_reduce_", "all_reduce_async", "set_default_group",
            "default_group", "local_process_group", "sync_module_states", "HookState",
-           "allreduce_hook", "ddp", "OuterSync", "state_digest", "flatten", "unflatten"]
+           "allreduce_hook", "ddp", "OuterSync", "state_digest", "flatten", "unflatten",
+           "WIRE_DTYPES", "wire_dtype_of"]
 
 DTYPES: Dict[_torch.dtype, int] = {
     _torch.float32: _abi.DTYPE_FP32,
@@ -204,17 +205,36 @@ def local_process_group() -> "_dist.ProcessGroup":
     return pg(_dist.HashStore(), 0, 1, opts)
 
 
+WIRE_DTYPES: Dict[str, _torch.dtype] = {
+    "bf16": _torch.bfloat16, "bfloat16": _torch.bfloat16,
+    "fp16": _torch.float16, "float16": _torch.float16,
+}
+"""Names accepted as ``wire_dtype`` (None: float32 as it is)."""
+
+
+def wire_dtype_of(name: Optional[str]) -> Optional[_torch.dtype]:
+    """The torch dtype a ``wire_dtype`` name sends float32 values as."""
+    if name is None:
+        return None
+    if name not in WIRE_DTYPES:
+        raise ValueError(f"wire_dtype {name!r}: None, 'bf16' or 'fp16'")
+    return WIRE_DTYPES[name]
+
+
 # ---- DDP comm hook ----------------------------------------------------------------
 class HookState:
     """State of :func:`allreduce_hook`: the group, and optionally a wire
-    dtype (``"bf16"``: buckets are rounded to bfloat16, averaged, and
-    widened back, halving the bytes sent)."""
+    dtype, ``"bf16"`` or ``"fp16"``: float32 buckets are rounded to it,
+    averaged (gsync sums 16-bit values in float32, divides once, and
+    rounds the average once), and widened back, halving the bytes sent.
+    fp16 keeps 3 more bits than bf16 but holds only magnitudes up to
+    65504: one of 65520 or more becomes inf on every rank alike, as with
+    torch's fp16 compress hook."""
 
     def __init__(self, group: Group, wire_dtype: Optional[str] = None) -> None:
-        if wire_dtype not in (None, "bf16", "bfloat16"):
-            raise ValueError("wire_dtype: None or 'bf16'")
+        self.wire_dtype = wire_dtype_of(wire_dtype)
         self.group = group
-        self.wire_bf16 = wire_dtype is not None
+        self.wire_bf16 = self.wire_dtype is _torch.bfloat16
         self.buckets = 0
         self.lock = threading.Lock()
 
@@ -247,7 +267,8 @@ def allreduce_hook(state: Union[HookState, Group],
         return fut
     with st.lock:
         st.buckets += 1
-    wire = buf.to(_torch.bfloat16) if st.wire_bf16 and buf.dtype == _torch.float32 else buf
+    wdt = getattr(st, "wire_dtype", _torch.bfloat16 if st.wire_bf16 else None)
+    wire = buf.to(wdt) if wdt is not None and buf.dtype == _torch.float32 else buf
     # A bucket over max_op_bytes (a parameter larger than bucket_cap_mb
     # gets a bucket of its own) goes as several operations.
     gfs: List[Any] = []
@@ -289,8 +310,8 @@ def ddp(module: _torch.nn.Module, group: Optional[Group] = None, *,
     """Wrap ``module`` in DistributedDataParallel whose gradients are
     averaged by gsync: a local size-1 gloo process group (unless given),
     rank 0's states copied to every rank through gsync, and
-    :func:`allreduce_hook` registered (``wire_dtype='bf16'`` to send
-    bfloat16). Other keyword arguments go to DDP (e.g. bucket_cap_mb)."""
+    :func:`allreduce_hook` registered (``wire_dtype='bf16'`` or ``'fp16'``
+    to send 16-bit values). Other keyword arguments go to DDP (e.g. bucket_cap_mb)."""
     from torch.nn.parallel import DistributedDataParallel
     g = group or default_group()
     if sync_states:
@@ -312,8 +333,16 @@ class OuterSync:
     loads the result into the model. Floating-point buffers are averaged
     too. Construction copies rank 0's parameters to every rank.
 
-    ``wire_dtype='bf16'`` sends the pseudo-gradient as bfloat16. Over the
-    group's max_op_bytes it goes as several operations.
+    ``wire_dtype='bf16'`` or ``'fp16'`` sends the pseudo-gradient as
+    16-bit values (gsync sums them in float32 and rounds the average
+    once). bf16 has float32's range and 8 significant bits; fp16 has 11,
+    but only magnitudes up to 65504, and below 6.1e-5 it loses precision
+    (subnormals) until values under 3e-8 become 0. If the fp16 average
+    holds an inf or NaN (an element of magnitude 65520 or more on some
+    rank), every rank sees the same bits and sends that pseudo-gradient
+    again as float32, so the outer step is the float32 one
+    (``fp16_fallbacks`` counts these). Over the group's max_op_bytes the
+    pseudo-gradient goes as several operations.
     """
 
     def __init__(self, module: _torch.nn.Module, group: Optional[Group] = None,
@@ -322,12 +351,11 @@ class OuterSync:
                  wire_dtype: Optional[str] = None, sync_states: bool = True) -> None:
         if isinstance(every, bool) or not isinstance(every, int) or every < 1:
             raise ValueError("every: the number of inner steps between syncs, >= 1")
-        if wire_dtype not in (None, "bf16", "bfloat16"):
-            raise ValueError("wire_dtype: None or 'bf16'")
+        self.wire_dtype = wire_dtype_of(wire_dtype)
         self.module = module
         self.group = group or default_group()
         self.every = every
-        self.wire_bf16 = wire_dtype is not None
+        self.wire_bf16 = self.wire_dtype is _torch.bfloat16
         self.params = [p for p in module.parameters() if p.requires_grad]
         for p in self.params:
             if p.device.type != "cpu" or p.dtype != _torch.float32:
@@ -343,6 +371,7 @@ class OuterSync:
             self.optimizer = outer_optimizer(self.master)
         self.inner_steps = 0
         self.syncs = 0
+        self.fp16_fallbacks = 0
 
     def step(self) -> bool:
         """Count one inner step; synchronize every ``every`` steps. Returns
@@ -357,8 +386,14 @@ class OuterSync:
     def sync(self) -> None:
         """All-reduce the pseudo-gradient and take one outer step now."""
         delta = flatten([m - p for m, p in zip(self.master, self.params)])
-        wire = delta.to(_torch.bfloat16) if self.wire_bf16 else delta
+        wire = delta.to(self.wire_dtype) if self.wire_dtype is not None else delta
         _reduce_all(wire, "avg", self.group)
+        if wire.dtype == _torch.float16 and not bool(_torch.isfinite(wire).all()):
+            # Out of fp16's range somewhere. The reduced bits are the same
+            # on every rank, so all of them take this branch together.
+            self.fp16_fallbacks += 1
+            wire = delta
+            _reduce_all(wire, "avg", self.group)
         if wire is not delta:
             delta.copy_(wire)
         off = 0
@@ -380,7 +415,8 @@ class OuterSync:
     def state_dict(self) -> Dict[str, Any]:
         return {"master": [m.detach().clone() for m in self.master],
                 "optimizer": self.optimizer.state_dict(),
-                "inner_steps": self.inner_steps, "syncs": self.syncs}
+                "inner_steps": self.inner_steps, "syncs": self.syncs,
+                "fp16_fallbacks": self.fp16_fallbacks}
 
 
 def state_digest(obj: Union[_torch.nn.Module, Dict[str, _torch.Tensor]]) -> str:

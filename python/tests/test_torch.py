@@ -202,14 +202,20 @@ class TorchDDP(unittest.TestCase):
             close_all(gs)
 
     def test_ddp_bf16_wire(self):
-        """torch: wire_dtype='bf16' sends bfloat16 buckets and stays identical"""
-        fab, gs = fakekernel.groups(2)
-        try:
-            res = run_ranks(gs, lambda r, g: train_ddp(g, r, 3, wire="bf16"))
-            self.assertEqual(res[0], res[1])
-            self.assertTrue(all(d == _abi.DTYPE_BF16 for _, d, _, _ in fab.reduced[1:]))
-        finally:
-            close_all(gs)
+        """torch: wire_dtype='bf16' or 'fp16' sends 16-bit buckets and stays identical"""
+        digests = {}
+        for wire, code in (("bf16", _abi.DTYPE_BF16), ("fp16", _abi.DTYPE_FP16), (None, 0)):
+            fab, gs = fakekernel.groups(2)
+            try:
+                res = run_ranks(gs, lambda r, g: train_ddp(g, r, 3, wire=wire))
+                self.assertEqual(res[0], res[1])
+                self.assertEqual({d for _, d, _, _ in fab.reduced[1:]}, {code})
+                digests[wire] = res[0]
+            finally:
+                close_all(gs)
+        self.assertEqual(len({tuple(d) for d in digests.values()}), 3)  # rounding differs
+        with self.assertRaisesRegex(ValueError, "fp16"):
+            gt.HookState(None, "fp8")
 
     def test_ddp_split_over_max_op_bytes(self):
         """torch: buckets over max_op_bytes go as several operations, with the same result"""
@@ -259,13 +265,15 @@ def diloco(g, r, steps, wire=None, every=3):
 
 @unittest.skipIf(torch is None, "torch missing (Debian: python3-torch; run with /usr/bin/python3)")
 class TorchDiLoCo(unittest.TestCase):
-    def test_outer_sync(self):
-        """torch: OuterSync every 3 steps: identical after each sync, Nesterov outer step exact"""
+    def first_steps(self, wire):
+        """Two ranks, OuterSync every 3 of 6 inner steps; returns the
+        fabric and per rank (digests after each sync, parameters at the
+        start, before and after the first sync)."""
         fab, gs = fakekernel.groups(2)
         try:
             def fn(r, g):
                 model = mlp(50 + r)
-                outer = gt.OuterSync(model, g, every=3)
+                outer = gt.OuterSync(model, g, every=3, wire_dtype=wire)
                 start = [p.detach().clone() for p in model.parameters()]
                 inner = torch.optim.SGD(model.parameters(), lr=0.05)
                 gen = torch.Generator().manual_seed(r)
@@ -284,20 +292,76 @@ class TorchDiLoCo(unittest.TestCase):
                         out.append(gt.state_digest(model))
                     if step == 3:
                         after = [p.detach().clone() for p in model.parameters()]
+                self.assertEqual(outer.fp16_fallbacks, 0)
                 return out, start, before, after
 
-            (d0, s0, b0, a0), (d1, s1, b1, a1) = run_ranks(gs, fn)
-            self.assertEqual(d0, d1)
-            self.assertEqual(len(d0), 2)
-            # first outer step by hand: delta = avg(start - local); SGD momentum
-            # 0.9 nesterov from zero state: update = delta + 0.9 * delta
-            for s, x0, x1, a in zip(s0, b0, b1, a0):
-                delta = ((s - x0) + (s - x1)) / 2
-                want = s - 0.7 * (delta + 0.9 * delta)
-                torch.testing.assert_close(a, want, rtol=0, atol=1e-6)
-            self.assertEqual([torch.equal(x, y) for x, y in zip(s0, s1)], [True] * len(s0))
+            return fab, run_ranks(gs, fn)
         finally:
             close_all(gs)
+
+    def check_first_step(self, wire, wdt):
+        """The first outer step by hand: delta = avg(start - local) as gsync
+        computes it on the wire dtype (widened, summed in fp32, divided,
+        rounded once); SGD momentum 0.9 nesterov from zero state: update =
+        delta + 0.9 * delta. Returns the fabric and how far the result is
+        from the float32 wire's."""
+        fab, ((d0, s0, b0, a0), (d1, s1, b1, a1)) = self.first_steps(wire)
+        self.assertEqual(d0, d1)
+        self.assertEqual(len(d0), 2)
+        self.assertEqual([torch.equal(x, y) for x, y in zip(s0, s1)], [True] * len(s0))
+        off32 = 0.0
+        for s, x0, x1, a in zip(s0, b0, b1, a0):
+            u, v = s - x0, s - x1
+            if wdt is None:
+                delta = (u + v) / 2
+            else:
+                delta = ((u.to(wdt).float() + v.to(wdt).float()) / 2).to(wdt).float()
+            want = s - 0.7 * (delta + 0.9 * delta)
+            torch.testing.assert_close(a, want, rtol=0, atol=1e-6)
+            d32 = (u + v) / 2
+            off32 = max(off32, (a - (s - 0.7 * (d32 + 0.9 * d32))).abs().max().item())
+        return fab, off32
+
+    def test_outer_sync(self):
+        """torch: OuterSync every 3 steps: identical after each sync, Nesterov outer step exact"""
+        fab, _ = self.check_first_step(None, None)
+        self.assertEqual([d for _, d, _, _ in fab.reduced[1:]], [_abi.DTYPE_FP32] * 2)
+
+    def test_outer_sync_wire(self):
+        """torch: OuterSync with bf16 and fp16 on the wire: that dtype sent, identical, exact"""
+        for name, wdt, code in (("bf16", torch.bfloat16, _abi.DTYPE_BF16),
+                                ("fp16", torch.float16, _abi.DTYPE_FP16)):
+            with self.subTest(wire=name):
+                fab, off32 = self.check_first_step(name, wdt)
+                # op 1 is the broadcast of rank 0's parameters
+                self.assertEqual([d for _, d, _, _ in fab.reduced[1:]], [code] * 2)
+                self.assertGreater(off32, 1e-6)   # the rounding is visible
+
+    def test_outer_sync_fp16_overflow(self):
+        """torch: an fp16 pseudo-gradient out of range is sent again as fp32 by every rank"""
+        def run(wire):
+            fab, gs = fakekernel.groups(2)
+            try:
+                def fn(r, g):
+                    model = mlp(50 + r)
+                    outer = gt.OuterSync(model, g, every=1, wire_dtype=wire)
+                    if r == 1:   # its pseudo-gradient there: -1e5, beyond fp16
+                        with torch.no_grad():
+                            model[0].weight[0, 0] += 1e5
+                    outer.step()
+                    return (gt.state_digest(model), outer.fp16_fallbacks,
+                            all(bool(torch.isfinite(p).all()) for p in model.parameters()))
+                return fab, run_ranks(gs, fn)
+            finally:
+                close_all(gs)
+
+        fab, res = run("fp16")
+        _, res32 = run(None)
+        self.assertEqual(res[0], res[1])
+        self.assertEqual(res[0][1:], (1, True))
+        self.assertEqual(res[0][0], res32[0][0])   # the float32 outer step
+        self.assertEqual([d for _, d, _, _ in fab.reduced[1:]],
+                         [_abi.DTYPE_FP16, _abi.DTYPE_FP32])
 
     def test_outer_sync_split(self):
         """torch: OuterSync over max_op_bytes sends several operations, with the same result"""
@@ -318,7 +382,8 @@ class TorchDiLoCo(unittest.TestCase):
         """torch: OuterSync refuses every<1 and unknown wire dtypes"""
         fab, gs = fakekernel.groups(2)
         try:
-            for kw in (dict(every=0), dict(every=2.0), dict(wire_dtype="fp8")):
+            for kw in (dict(every=0), dict(every=2.0), dict(wire_dtype="fp8"),
+                       dict(wire_dtype="float32")):
                 with self.assertRaises(ValueError):
                     gt.OuterSync(mlp(1), gs[0], sync_states=False, **kw)
         finally:
