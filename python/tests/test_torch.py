@@ -232,6 +232,37 @@ class TorchDDP(unittest.TestCase):
                 self.assertLessEqual(max(sizes), mob)
         self.assertEqual(runs[64], runs[0])
 
+    def test_ddp_buckets_in_flight(self):
+        """torch: DDP's buckets are on the wire together: 2 or more operations outstanding"""
+        # Results come 50 ms after the last contribution, as over a WAN: a
+        # hook that returned only once its bucket was reduced would leave
+        # one operation outstanding at a time.
+        fab, gs = fakekernel.groups(2, latency=0.05, window=8)
+        try:
+            def fn(r, g):
+                model = mlp(100 + r)
+                dm = gt.ddp(model, g, bucket_cap_mb=0.0005)
+                g.reset_inflight_max()     # ddp()'s broadcast is not a bucket
+                opt = torch.optim.SGD(dm.parameters(), lr=0.1)
+                gen = torch.Generator().manual_seed(r)
+                for _ in range(3):
+                    x = torch.randn(16, 8, generator=gen)
+                    loss = torch.nn.functional.mse_loss(dm(x), x[:, :2].sin())
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                return g.inflight_max, gt.state_digest(model), g.next_seq
+
+            res = run_ranks(gs, fn)
+            for x in res:
+                self.assertNotIsInstance(x, BaseException, x)
+            self.assertEqual(res[0][1:], res[1][1:])
+            # the broadcast, 1 bucket in step 1, then DDP's rebuilt ones: 2 a step
+            self.assertGreaterEqual(res[0][2] - 1, 1 + 1 + 2 * 2)
+            self.assertGreaterEqual(max(x[0] for x in res), 2, res)
+        finally:
+            close_all(gs)
+
     def test_hook_failure(self):
         """torch: a failed gsync op surfaces as an exception from backward()"""
         fab, gs = fakekernel.groups(2)

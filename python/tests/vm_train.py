@@ -5,7 +5,8 @@ islands. Writes one JSON object per line to --out:
 
     {"mode": M, "step": i, "loss": local batch loss, "digest": state digest
      after the step, "ms": step time, "ops": gsync ops so far}
-    {"mode": M, "eval0": ..., "eval": ..., "stats": {...}, "buckets": n}
+    {"mode": M, "eval0": ..., "eval": ..., "stats": {...}, "op_ms": {...},
+     "op_timeout_ms": ms, "inflight_max": n}
 
 Modes (run in the order given, each on a fresh group/port):
     gsync   DDP (gsync.torch.ddp: size-1 gloo group + gsync comm hook)
@@ -116,6 +117,7 @@ def run_ddp(a, out, mode, x, y, nranks):
                   oplog)
         dm = gt.ddp(model, g, bucket_cap_mb=BUCKET_MB,
                     wire_dtype="bf16" if mode == "bf16" else a.wire)
+        g.reset_inflight_max()     # ddp()'s broadcast of rank 0's state is no bucket
     else:
         dist.init_process_group("gloo", init_method=f"tcp://{a.gloo}", rank=a.rank,
                                 world_size=nranks)
@@ -140,6 +142,9 @@ def run_ddp(a, out, mode, x, y, nranks):
     if g is not None:
         summary["stats"] = g.stats()
         summary["op_timeout_ms"] = OP_TIMEOUT_MS
+        # The most buckets submitted and not yet reduced at once: a hook
+        # that waited for its own bucket would leave it at 1.
+        summary["inflight_max"] = g.inflight_max
         g.close()
         lat = sorted((t1 - t0) * 1000 for _, _, t0, t1 in oplog)
         summary["op_ms"] = {"n": len(lat), "median": round(lat[len(lat) // 2], 1),

@@ -78,6 +78,11 @@ def main():
         per = [b - a for a, b in zip(ops, ops[1:])]
         ok(min(per) >= 2, f"DDP over gsync: several buckets per step (gsync operations per step "
            f"{min(per)}..{max(per)})")
+        # Overlap: some rank had buckets on the wire together (a rank that
+        # is always the last to submit may see each complete at once).
+        infl = [f[1]["gsync"].get("inflight_max", 0) for f in free]
+        ok(max(infl) >= 2, f"DDP over gsync: several buckets in flight at once (most operations "
+           f"outstanding, per rank: {infl})")
         s = free[0][1]["gsync"]
         ok(s["eval"] < 0.5 * s["eval0"], f"DDP over gsync: trains (eval loss {s['eval0']:.4f} -> "
            f"{s['eval']:.4f})")
