@@ -56,18 +56,22 @@ class Script(unittest.TestCase):
         self.assertIsNotNone(m, p.stdout)
         guest = m.group(3).split()
         self.assertEqual(guest, ["topologies/nine-city-private.json", "0", "50",
-                                 "4194304,67108864", "5,3", "1", "1"])
+                                 "4194304,67108864", "5,3", "1", "1", "0"])
         # the guest reads as many arguments as the host passes
         with open(SCRIPT) as f:
             line = next(ln for ln in f if ln.startswith("topology=$1 "))
         self.assertEqual(len(re.findall(r"=\$\d", line)), len(guest), line)
         p = script("--dry-run", "--islands3", "--sizes", "64k,1M", "--iters", "2", "--no-c")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("--guest none 10 100 65536,1048576 2,2 1 0", p.stdout)
+        self.assertIn("--guest none 10 100 65536,1048576 2,2 1 0 0", p.stdout)
+        p = script("--dry-run", "--bucket-mib", "25")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("4194304,67108864 5,3 1 1 26214400", p.stdout)
 
     def test_bad_options(self):
         """bench: python-sync refuses bad sizes, iterations and options with exit 2"""
         for args in (["--sizes", "3"], ["--sizes", "4x"], ["--iters", "0"], ["--bogus"],
+                     ["--bucket-mib", "2.5"],
                      ["--topology", "topologies/four-line.json", "--delay-ms", "5"]):
             p = script("--dry-run", *args)
             self.assertEqual(p.returncode, 2, (args, p.stdout, p.stderr))
@@ -81,68 +85,99 @@ class RankProgram(unittest.TestCase):
         self.assertIn("--backends", p.stdout)
         base = ["--rank", "0", "--members", "a", "--mcast", "b", "--gloo", "c"]
         for extra in (["--sizes", "6"], ["--iters", "1,2"], ["--backends", "nccl"],
-                      ["--schedule", "x"], ["--backends", "gsync_sched"]):
+                      ["--schedule", "x"], ["--backends", "gsync_sched"],
+                      ["--bucket-bytes", "6"], ["--window", "0"]):
             p = subprocess.run([sys.executable, BENCH, *base, *extra], capture_output=True,
                                text=True)
             self.assertEqual(p.returncode, 2, (extra, p.stderr))
 
     @unittest.skipUnless(TORCH, "torch missing (Debian: python3-torch; run with /usr/bin/python3)")
     def test_runs_and_reports(self):
-        """bench: bench_sync.py times Gloo (one local rank) and gsync (stand-in kernel); the report reads it"""
-        # One process, so torch is imported once: Gloo first (a group of
-        # this process alone; gsync cannot start with one member and says
-        # so), then gsync and gsync_sched for two ranks in threads.
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        """bench: bench_sync.py, whole and in buckets, times Gloo and gsync here; the report reads it"""
+        # One process, so torch is imported once. For each mode (one
+        # operation; 16 KiB buckets, so 65536 bytes go as 4 at once): Gloo
+        # with a group of this process alone (gsync cannot start with one
+        # member and says so), then gsync and gsync_sched for two ranks in
+        # threads over the stand-in kernel, results 10 ms after the last
+        # contribution.
+        ports = []
+        for _ in range(2):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                ports.append(s.getsockname()[1])
         code = f"""
 import os, sys, threading
 sys.path[:0] = [{HERE!r}, {os.path.join(HERE, "..")!r}]
 import fakekernel, gsync, bench_sync
 from gsync.schedule import build_blob
-sizes = ["--sizes", "4096,65536", "--iters", "2"]
-with open("gloo.0", "w") as out:
-    sys.stdout = out
-    bench_sync.main(["--rank", "0", "--members", "127.0.0.1:7000", "--mcast", "239.1.1.1:7100",
-                     "--gloo", "127.0.0.1:{port}", "--backends", "gloo,gsync",
-                     "--timeout-s", "60"] + sizes)
-    sys.stdout = sys.__stdout__
-real, fabs = gsync.Group, {{}}
+real, fabs, made = gsync.Group, {{}}, []
 def group(rank, members, mcast=None, **kw):
-    fab = fabs.setdefault(members, fakekernel.Fabric(2))
-    return real(rank, fakekernel.MEMBERS[:2], unicast=True, sock=fab.sock(),
-                window=kw["window"], max_op_bytes=kw["max_op_bytes"])
-gsync.Group = group
+    fab = fabs.setdefault(members, fakekernel.Fabric(2, latency=0.01))
+    made.append((members, real(rank, fakekernel.MEMBERS[:2], unicast=True, sock=fab.sock(),
+                               window=kw["window"], max_op_bytes=kw["max_op_bytes"])))
+    return made[-1][1]
 blob = build_blob(2, [[{{"members": [0, 1], "pattern": "unicast"}}]])
 open("s.blob", "wb").write(blob)
-def rank(r):
-    bench_sync.main(["--rank", str(r), "--members", "m0,m1", "--mcast", "g0",
-                     "--sched-members", "s0,s1", "--sched-mcast", "g1", "--gloo", "-",
-                     "--backends", "gsync,gsync_sched", "--schedule", "4096=s.blob",
-                     "--schedule", "65536=s.blob"] + sizes)
-ts = [threading.Thread(target=rank, args=(r,)) for r in range(2)]
-for t in ts: t.start()
-for t in ts: t.join(120)
-# a barrier and the timed operation, 2 iterations of 2 sizes, per backend
-assert [len(f.reduced) for f in fabs.values()] == [8, 8], [len(f.reduced) for f in fabs.values()]
-# loaded at the group's next sequence number, for each size
-sch = fabs["s0,s1"].socks[0].schedule
-assert sch[:8] + sch[16:] == blob[:8] + blob[16:] and sch[8:16] != blob[8:16], sch
+sizes = ["--sizes", "4096,65536", "--iters", "2"]
+for mode, port, extra in (("flat", {ports[0]}, []),
+                          ("bucket", {ports[1]}, ["--bucket-bytes", "16384", "--window", "4"])):
+    sys.stdout = open(mode + ".gloo", "w")
+    bench_sync.main(["--rank", "0", "--members", "127.0.0.1:7000", "--mcast", "239.1.1.1:7100",
+                     "--gloo", f"127.0.0.1:{{port}}", "--backends", "gloo,gsync",
+                     "--timeout-s", "60"] + sizes + extra)
+    sys.stdout.close()
+    sys.stdout = open(mode + ".gsync", "w")
+    gsync.Group = group
+    def rank(r):
+        bench_sync.main(["--rank", str(r), "--members", mode + "0,1", "--mcast", "g0",
+                         "--sched-members", mode + "s0,1", "--sched-mcast", "g1", "--gloo", "-",
+                         "--backends", "gsync,gsync_sched", "--schedule", "4096=s.blob",
+                         "--schedule", "65536=s.blob"] + sizes + extra)
+    ts = [threading.Thread(target=rank, args=(r,)) for r in range(2)]
+    for t in ts: t.start()
+    for t in ts: t.join(120)
+    gsync.Group = real
+    sys.stdout.close()
+    sys.stdout = sys.__stdout__
+    # per backend: 2 iterations of 2 sizes, each a barrier and the
+    # operation (65536 bytes in buckets: 4 operations)
+    want = 8 if mode == "flat" else 2 * (1 + 1) + 2 * (1 + 4)
+    got = [len(fabs[mode + m].reduced) for m in ("0,1", "s0,1")]
+    assert got == [want, want], (mode, got)
+    # the schedule was loaded at the group's next sequence number
+    sch = fabs[mode + "s0,1"].socks[0].schedule
+    assert sch[:8] + sch[16:] == blob[:8] + blob[16:] and sch[8:16] != blob[8:16], sch
+    inflight = max(g.inflight_max for m, g in made if m.startswith(mode))
+    print(mode, "inflight_max", inflight)
+    assert inflight == 1 if mode == "flat" else inflight >= 2, (mode, inflight)
 """
         with tempfile.TemporaryDirectory() as d:
             p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                timeout=300, cwd=d, env=dict(os.environ, GLOO_SOCKET_IFNAME="lo"))
             self.assertEqual(p.returncode, 0, p.stderr[-3000:])
-            with open(os.path.join(d, "gloo.0")) as f:
-                gloo = f.read()
-            self.assertRegex(gloo, r"backend=gsync bytes=65536 error=setup: ")
-            # as the script names them: py1.RANK, every backend of a rank
-            # (the one Gloo rank stands for both)
-            for r in range(2):
-                with open(os.path.join(d, f"py1.{r}"), "w") as f:
-                    f.write(gloo.replace("rank=0 ", f"rank={r} "))
-                    f.writelines(ln + "\n" for ln in p.stdout.splitlines() if f"rank={r} " in ln)
-            rows = report(d, 2, "4096,65536", "2,2")
+            for mode in ("flat", "bucket"):
+                with self.subTest(mode=mode):
+                    self.check_report(d, mode)
+
+    def check_report(self, d, mode):
+        with open(os.path.join(d, mode + ".gloo")) as f:
+            gloo = f.read()
+        with open(os.path.join(d, mode + ".gsync")) as f:
+            gs = f.read()
+        self.assertRegex(gloo, r"backend=gsync bytes=65536 error=setup: ")
+        if mode == "bucket":
+            for text, b in ((gloo, "gloo"), (gs, "gsync"), (gs, "gsync_sched")):
+                self.assertRegex(text, rf"backend={b} bytes=65536 iters=2 median_ms=\S+ "
+                                       rf"min_ms=\S+ buckets=4")
+        # as the script names them: py1.RANK, every backend of a rank (the
+        # one Gloo rank stands for both)
+        rd = os.path.join(d, "report." + mode)
+        os.mkdir(rd)
+        for r in range(2):
+            with open(os.path.join(rd, f"py1.{r}"), "w") as f:
+                f.write(gloo.replace("rank=0 ", f"rank={r} "))
+                f.writelines(ln + "\n" for ln in gs.splitlines() if f"rank={r} " in ln)
+        rows = report(rd, 2, "4096,65536", "2,2")
         self.assertEqual([r["bytes"] for r in rows], ["4096", "65536"])
         for row in rows:
             for col in ("gloo_ssai1_ms", "gsync_py_ms", "gsync_py_sched_ms", "bestgloo/py",
