@@ -74,7 +74,8 @@ class ModuleNotLoaded(GsyncError, FileNotFoundError):
     def __init__(self, path: str):
         super().__init__(_errno.ENOENT,
                          f"the gsync kernel module is not loaded ({path} is missing); "
-                         "load it with 'modprobe udp_tunnel; insmod gsync.ko'")
+                         "load it with 'modprobe gsync' (packages) or "
+                         "'modprobe udp_tunnel; insmod gsync.ko'")
 
 
 _BY_ERRNO = {

@@ -127,6 +127,7 @@ class Group:
         self._stop = False
         self._wake_r, self._wake_w = os.pipe()
         self._fatal: Optional[BaseException] = None
+        self._inflight_max = 0
 
     # ---- construction helpers -------------------------------------------------
     @classmethod
@@ -157,6 +158,21 @@ class Group:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def inflight_max(self) -> int:
+        """The most operations this Group has had submitted and not yet
+        collected at once (since creation or :meth:`reset_inflight_max`):
+        how much overlap the caller got, e.g. DDP buckets on the wire
+        together (a hook that waited for each would leave it at 1)."""
+        return self._inflight_max
+
+    def reset_inflight_max(self) -> int:
+        """Start counting :attr:`inflight_max` afresh (from the operations
+        in flight now); returns the previous value."""
+        with self._cv:
+            old, self._inflight_max = self._inflight_max, len(self._pending)
+        return old
 
     def fileno(self) -> int:
         return self._sock.fileno()
@@ -191,6 +207,7 @@ class Group:
             self._next_seq = seq + 1
             with self._cv:
                 self._pending.append(o)
+                self._inflight_max = max(self._inflight_max, len(self._pending))
                 self._cv.notify_all()
             self._ensure_thread()
         return o.future
@@ -471,7 +488,9 @@ def _join_hint(err: int) -> str:
     return {
         errno.EADDRINUSE: " (this rank's endpoint is in use: another socket bound it)",
         errno.EADDRNOTAVAIL: " (this rank's address is not configured on this host)",
-        errno.ENODEV: " (ifindex names no interface of this network namespace)",
+        errno.ENODEV: " (ifindex names no interface of this network namespace, or with "
+                      "no interface given no route covers the multicast group: add one, "
+                      "e.g. 'ip route add 224.0.0.0/4 dev eth0', or give ifname=)",
         errno.ERANGE: " (nranks outside 2..256)",
         errno.EISCONN: " (the socket already joined a group)",
     }.get(err, "")

@@ -6,11 +6,14 @@ converted here for the subset the kernel executes directly: patterns
 ``multicast``, ``unicast``, ``rs_multicast`` and ``aggregator`` at a member
 island. Members and aggregators are island ids mapped to ranks by
 ``ranks=[id, ...]`` (rank order) or by the order of a topology's
-``islands`` array, or plain rank numbers. Anything that needs the cost
-model or the topology's capabilities (``auto``, an omitted aggregator,
-aggregation at a network node with ``--relay``, per-island multicast
-reach) is refused with a pointer to ``gsync-sched export``, whose blob can
-then be loaded.
+``islands`` array, or plain rank numbers. Given a topology, its
+multicast capability is applied as ``gsync-sched export`` applies it: a
+``multicast`` clique with an island that has none is refused, and
+``rs_multicast`` (any member without) and ``aggregator`` (the aggregator
+without) cliques return results by unicast. Anything that needs the cost
+model or more of the topology (``auto``, an omitted aggregator,
+aggregation at a network node with ``--relay``) is refused with a pointer
+to ``gsync-sched export``, whose blob can then be loaded.
 """
 from __future__ import annotations
 
@@ -85,14 +88,26 @@ def _block_bytes(chunk: float) -> int:
     return (b + 15) & ~15
 
 
-def _rank_map(ranks: Optional[Iterable[str]], topology: Any) -> Optional[Dict[str, int]]:
+def _load_topology(topology: Any) -> Optional[Dict[str, Any]]:
+    if isinstance(topology, (str, os.PathLike)):
+        with open(topology) as f:
+            return json.load(f)
+    return topology
+
+
+def _multicast_islands(topo: Dict[str, Any]) -> set:
+    """Ids of the islands whose sends are multicast in ``topo``: their own
+    ``multicast`` if given, else the network-wide one (default none);
+    mode ``full`` or ``reach`` (docs/topology-format.md)."""
+    net = topo.get("multicast") or {"mode": "none"}
+    return {str(isl["id"]) for isl in topo.get("islands", [])
+            if (isl.get("multicast") or net).get("mode", "none") != "none"}
+
+
+def _rank_map(ranks: Optional[Iterable[str]], topo: Any) -> Optional[Dict[str, int]]:
     if ranks is not None:
         ids = list(ranks)
-    elif topology is not None:
-        topo = topology
-        if isinstance(topology, (str, os.PathLike)):
-            with open(topology) as f:
-                topo = json.load(f)
+    elif topo is not None:
         ids = [isl["id"] for isl in topo.get("islands", [])]
         if not ids:
             raise ValueError("topology: no islands")
@@ -115,7 +130,14 @@ def from_json(doc: Dict[str, Any], *, ranks: Optional[Iterable[str]] = None,
     fmt = doc.get("format", "gsync-schedule/1")
     if fmt != "gsync-schedule/1":
         raise ValueError(f"format {fmt!r}: expected gsync-schedule/1")
-    rmap = _rank_map(ranks, topology)
+    topo = _load_topology(topology)
+    rmap = _rank_map(ranks, topo)
+    # Ranks whose island has no multicast in the topology (none known
+    # without one: the group's mode decides).
+    no_mc: Dict[int, str] = {}
+    if topo is not None and rmap is not None:
+        has = _multicast_islands(topo)
+        no_mc = {r: i for i, r in rmap.items() if i not in has}
 
     def rank_of(v: Any, path: str) -> int:
         if isinstance(v, int) and not isinstance(v, bool):
@@ -166,9 +188,16 @@ def from_json(doc: Dict[str, Any], *, ranks: Optional[Iterable[str]] = None,
             q: Dict[str, Any] = {"members": sorted(ms), "pattern": pat, "flags": 0,
                                  "aggregator": 0, "_order": ms, "_weights": c.get("weights"),
                                  "_path": path}
+            lacks = [r for r in ms if r in no_mc]
             if pat == "multicast" and unicast:
                 raise ValueError(f"{path}: pattern multicast in a unicast group")
-            if pat in ("rs_multicast", "aggregator") and unicast:
+            if pat == "multicast" and lacks:
+                raise ValueError(f"{path}: pattern multicast needs multicast, which island "
+                                 f"{no_mc[lacks[0]]!r} does not have in this topology (use "
+                                 "unicast, rs_multicast or aggregator)")
+            if pat == "rs_multicast" and (unicast or lacks):
+                q["flags"] = _abi.SCF_UNICAST
+            if pat == "aggregator" and unicast:
                 q["flags"] = _abi.SCF_UNICAST
             if pat == "aggregator":
                 if "aggregator" not in c:
@@ -180,6 +209,8 @@ def from_json(doc: Dict[str, Any], *, ranks: Optional[Iterable[str]] = None,
                                      "aggregation at a network node needs a relay rank "
                                      "('gsync-sched export --relay')")
                 q["aggregator"] = agg
+                if agg in no_mc:     # it sends the results
+                    q["flags"] = _abi.SCF_UNICAST
             out.append(q)
         if out:
             out_rounds.append(out)

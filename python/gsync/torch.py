@@ -26,6 +26,7 @@ Every rank ends each synchronization with bit-identical parameters:
 gsync reduces in a fixed rank order, and what follows is deterministic.
 """
 import hashlib
+import os
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
@@ -38,7 +39,8 @@ from .group import Group
 
 __all__ = ["DTYPES", "all_reduce_", "all_reduce_async", "set_default_group",
            "default_group", "local_process_group", "sync_module_states", "HookState",
-           "allreduce_hook", "ddp", "OuterSync", "state_digest", "flatten", "unflatten"]
+           "allreduce_hook", "ddp", "OuterSync", "state_digest", "flatten", "unflatten",
+           "WIRE_DTYPES", "wire_dtype_of"]
 
 DTYPES: Dict[_torch.dtype, int] = {
     _torch.float32: _abi.DTYPE_FP32,
@@ -104,6 +106,31 @@ def all_reduce_(tensor: _torch.Tensor, op: str = "sum",
     return tensor
 
 
+def _pieces(flat: _torch.Tensor, group: Group) -> List[_torch.Tensor]:
+    """A 1-D contiguous tensor as views of at most the group's
+    max_op_bytes each (one gsync operation apiece)."""
+    step = max(1, group.config.effective_max_op_bytes() // flat.element_size())
+    return [flat[i:i + step] for i in range(0, flat.numel(), step)] or [flat]
+
+
+def _reduce_all(flat: _torch.Tensor, op: str, group: Group) -> None:
+    """All-reduce a 1-D contiguous tensor in place in as many operations
+    as max_op_bytes needs; wait for every one, then raise the first
+    failure (so nothing is left in flight in ``flat``)."""
+    futs, first = [], None
+    try:
+        for p in _pieces(flat, group):
+            futs.append(group.all_reduce_async(p, op))
+    except Exception as e:  # noqa: BLE001: raised once the rest are done
+        first = e
+    for f in futs:
+        e = f.exception()
+        if e is not None and first is None:
+            first = e
+    if first is not None:
+        raise first
+
+
 # ---- flat buffers of many tensors --------------------------------------------
 def flatten(tensors: Iterable[_torch.Tensor], dtype: _torch.dtype = _torch.float32) -> _torch.Tensor:
     ts = [t.detach().reshape(-1).to(dtype) for t in tensors]
@@ -154,21 +181,60 @@ def sync_module_states(module: _torch.nn.Module, group: Optional[Group] = None,
 def local_process_group() -> "_dist.ProcessGroup":
     """A size-1 gloo process group of this process alone, for constructing
     DDP without a global process group (the way torchft does it): DDP's
-    collectives then run locally, and gsync carries the gradients."""
-    return _dist.ProcessGroupGloo(_dist.HashStore(), 0, 1)
+    collectives then run locally, and gsync carries the gradients.
+
+    Built through the constructor that takes options, not the one that
+    takes a timeout. That one is a pybind11 factory ``__init__`` run with
+    the GIL released, and pybind11 (up to its fix in pybind11#6172)
+    registers the new object in its instance map there, unlocked: another
+    thread creating or freeing a pybind11 object at that moment corrupts
+    the map, and the process aborts later with "pybind11_object_dealloc():
+    Tried to deallocate unregistered instance!" (pybind11#5473). gsync's
+    receiver thread, and other ranks' threads in the host tests, are
+    running when ddp() gets here. The options are what that constructor
+    would make: GLOO_SOCKET_IFNAME's interfaces if set, else the host
+    name's address (or loopback)."""
+    pg = _dist.ProcessGroupGloo
+    opts = pg._Options()
+    ifnames = os.environ.get("GLOO_SOCKET_IFNAME", "")
+    if len(ifnames) > 1:  # as torch reads it
+        opts._devices = [pg.create_device(interface=i) for i in ifnames.split(",")]
+    else:
+        opts._devices = [pg.create_default_device()]
+    opts._threads = 2 * len(opts._devices)
+    return pg(_dist.HashStore(), 0, 1, opts)
+
+
+WIRE_DTYPES: Dict[str, _torch.dtype] = {
+    "bf16": _torch.bfloat16, "bfloat16": _torch.bfloat16,
+    "fp16": _torch.float16, "float16": _torch.float16,
+}
+"""Names accepted as ``wire_dtype`` (None: float32 as it is)."""
+
+
+def wire_dtype_of(name: Optional[str]) -> Optional[_torch.dtype]:
+    """The torch dtype a ``wire_dtype`` name sends float32 values as."""
+    if name is None:
+        return None
+    if name not in WIRE_DTYPES:
+        raise ValueError(f"wire_dtype {name!r}: None, 'bf16' or 'fp16'")
+    return WIRE_DTYPES[name]
 
 
 # ---- DDP comm hook ----------------------------------------------------------------
 class HookState:
     """State of :func:`allreduce_hook`: the group, and optionally a wire
-    dtype (``"bf16"``: buckets are rounded to bfloat16, averaged, and
-    widened back, halving the bytes sent)."""
+    dtype, ``"bf16"`` or ``"fp16"``: float32 buckets are rounded to it,
+    averaged (gsync sums 16-bit values in float32, divides once, and
+    rounds the average once), and widened back, halving the bytes sent.
+    fp16 keeps 3 more bits than bf16 but holds only magnitudes up to
+    65504: one of 65520 or more becomes inf on every rank alike, as with
+    torch's fp16 compress hook."""
 
     def __init__(self, group: Group, wire_dtype: Optional[str] = None) -> None:
-        if wire_dtype not in (None, "bf16", "bfloat16"):
-            raise ValueError("wire_dtype: None or 'bf16'")
+        self.wire_dtype = wire_dtype_of(wire_dtype)
         self.group = group
-        self.wire_bf16 = wire_dtype is not None
+        self.wire_bf16 = self.wire_dtype is _torch.bfloat16
         self.buckets = 0
         self.lock = threading.Lock()
 
@@ -190,7 +256,8 @@ def allreduce_hook(state: Union[HookState, Group],
     (a Group is accepted as state too). Returns a ``torch.futures.Future``
     completed by gsync's receiver thread, so DDP keeps filling and
     submitting later buckets while earlier ones are on the wire (up to the
-    group's window). A failed operation (GsyncTimeout, ...) becomes the
+    group's window). A bucket over the group's max_op_bytes is sent as
+    several operations. A failed operation (GsyncTimeout, ...) becomes the
     future's exception and surfaces from ``backward()``."""
     st = state if isinstance(state, HookState) else HookState(state)
     buf = bucket.buffer()
@@ -200,23 +267,40 @@ def allreduce_hook(state: Union[HookState, Group],
         return fut
     with st.lock:
         st.buckets += 1
-    wire = buf.to(_torch.bfloat16) if st.wire_bf16 and buf.dtype == _torch.float32 else buf
+    wdt = getattr(st, "wire_dtype", _torch.bfloat16 if st.wire_bf16 else None)
+    wire = buf.to(wdt) if wdt is not None and buf.dtype == _torch.float32 else buf
+    # A bucket over max_op_bytes (a parameter larger than bucket_cap_mb
+    # gets a bucket of its own) goes as several operations.
+    gfs: List[Any] = []
+    errs: List[BaseException] = []
     try:
-        gf = st.group.all_reduce_async(wire, "avg")
-    except Exception as e:
-        fut.set_exception(e)
+        for p in _pieces(wire.view(-1), st.group):
+            gfs.append(st.group.all_reduce_async(p, "avg"))
+    except Exception as e:  # noqa: BLE001: the submitted pieces still complete
+        errs.append(e)
+    if not gfs:
+        fut.set_exception(errs[0])
         return fut
+    left = [len(gfs)]
+    lock = threading.Lock()
 
     def done(f) -> None:
         e = f.exception()
-        if e is not None:
-            fut.set_exception(e)
+        with lock:
+            if e is not None:
+                errs.append(e)
+            left[0] -= 1
+            if left[0]:
+                return
+        if errs:
+            fut.set_exception(errs[0])
             return
         if wire is not buf:
             buf.copy_(wire)
         fut.set_result(buf)
 
-    gf.add_done_callback(done)
+    for gf in gfs:
+        gf.add_done_callback(done)
     return fut
 
 
@@ -226,8 +310,8 @@ def ddp(module: _torch.nn.Module, group: Optional[Group] = None, *,
     """Wrap ``module`` in DistributedDataParallel whose gradients are
     averaged by gsync: a local size-1 gloo process group (unless given),
     rank 0's states copied to every rank through gsync, and
-    :func:`allreduce_hook` registered (``wire_dtype='bf16'`` to send
-    bfloat16). Other keyword arguments go to DDP (e.g. bucket_cap_mb)."""
+    :func:`allreduce_hook` registered (``wire_dtype='bf16'`` or ``'fp16'``
+    to send 16-bit values). Other keyword arguments go to DDP (e.g. bucket_cap_mb)."""
     from torch.nn.parallel import DistributedDataParallel
     g = group or default_group()
     if sync_states:
@@ -249,7 +333,16 @@ class OuterSync:
     loads the result into the model. Floating-point buffers are averaged
     too. Construction copies rank 0's parameters to every rank.
 
-    ``wire_dtype='bf16'`` sends the pseudo-gradient as bfloat16.
+    ``wire_dtype='bf16'`` or ``'fp16'`` sends the pseudo-gradient as
+    16-bit values (gsync sums them in float32 and rounds the average
+    once). bf16 has float32's range and 8 significant bits; fp16 has 11,
+    but only magnitudes up to 65504, and below 6.1e-5 it loses precision
+    (subnormals) until values under 3e-8 become 0. If the fp16 average
+    holds an inf or NaN (an element of magnitude 65520 or more on some
+    rank), every rank sees the same bits and sends that pseudo-gradient
+    again as float32, so the outer step is the float32 one
+    (``fp16_fallbacks`` counts these). Over the group's max_op_bytes the
+    pseudo-gradient goes as several operations.
     """
 
     def __init__(self, module: _torch.nn.Module, group: Optional[Group] = None,
@@ -258,12 +351,11 @@ class OuterSync:
                  wire_dtype: Optional[str] = None, sync_states: bool = True) -> None:
         if isinstance(every, bool) or not isinstance(every, int) or every < 1:
             raise ValueError("every: the number of inner steps between syncs, >= 1")
-        if wire_dtype not in (None, "bf16", "bfloat16"):
-            raise ValueError("wire_dtype: None or 'bf16'")
+        self.wire_dtype = wire_dtype_of(wire_dtype)
         self.module = module
         self.group = group or default_group()
         self.every = every
-        self.wire_bf16 = wire_dtype is not None
+        self.wire_bf16 = self.wire_dtype is _torch.bfloat16
         self.params = [p for p in module.parameters() if p.requires_grad]
         for p in self.params:
             if p.device.type != "cpu" or p.dtype != _torch.float32:
@@ -279,6 +371,7 @@ class OuterSync:
             self.optimizer = outer_optimizer(self.master)
         self.inner_steps = 0
         self.syncs = 0
+        self.fp16_fallbacks = 0
 
     def step(self) -> bool:
         """Count one inner step; synchronize every ``every`` steps. Returns
@@ -293,8 +386,14 @@ class OuterSync:
     def sync(self) -> None:
         """All-reduce the pseudo-gradient and take one outer step now."""
         delta = flatten([m - p for m, p in zip(self.master, self.params)])
-        wire = delta.to(_torch.bfloat16) if self.wire_bf16 else delta
-        self.group.all_reduce_(wire, "avg")
+        wire = delta.to(self.wire_dtype) if self.wire_dtype is not None else delta
+        _reduce_all(wire, "avg", self.group)
+        if wire.dtype == _torch.float16 and not bool(_torch.isfinite(wire).all()):
+            # Out of fp16's range somewhere. The reduced bits are the same
+            # on every rank, so all of them take this branch together.
+            self.fp16_fallbacks += 1
+            wire = delta
+            _reduce_all(wire, "avg", self.group)
         if wire is not delta:
             delta.copy_(wire)
         off = 0
@@ -309,14 +408,15 @@ class OuterSync:
         bufs = [b for b in self.module.buffers() if b.dtype == _torch.float32]
         if bufs:
             flat = flatten(bufs)
-            self.group.all_reduce_(flat, "avg")
+            _reduce_all(flat, "avg", self.group)
             unflatten(flat, bufs)
         self.syncs += 1
 
     def state_dict(self) -> Dict[str, Any]:
         return {"master": [m.detach().clone() for m in self.master],
                 "optimizer": self.optimizer.state_dict(),
-                "inner_steps": self.inner_steps, "syncs": self.syncs}
+                "inner_steps": self.inner_steps, "syncs": self.syncs,
+                "fp16_fallbacks": self.fp16_fallbacks}
 
 
 def state_digest(obj: Union[_torch.nn.Module, Dict[str, _torch.Tensor]]) -> str:

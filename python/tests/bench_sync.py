@@ -14,13 +14,17 @@ conditions:
                Group.load_schedule() at the same sequence number on every
                rank
 
-Every timed operation starts after a barrier of its own backend, on the
-buffer refilled with rank + 1, and its result must be (n + 1) / 2 at both
-ends. A backend that fails on this rank (setup, an operation, a wrong
+With --bucket-bytes B the buffer is synchronized as DDP does it, in
+buckets of B bytes (the last one shorter) all in flight at once:
+asynchronous Gloo all-reduces (then the division), gsync
+all_reduce_async() (up to the group's window, --window), each timed
+operation ending when every bucket has. Every timed operation starts
+after a barrier of its own backend, on the buffer refilled with rank + 1,
+and its result must be (n + 1) / 2 at both ends of every bucket. A backend that fails on this rank (setup, an operation, a wrong
 result) is reported and not run again here; the others go on (their
 peers time out on it: --timeout-s for gloo, --op-timeout-ms for gsync).
 Prints, after each size, one line per backend:
-    bench rank=R backend=B bytes=N iters=K median_ms=M min_ms=M
+    bench rank=R backend=B bytes=N iters=K median_ms=M min_ms=M [buckets=NB]
 or, where it failed or was not run:
     bench rank=R backend=B bytes=N error=TEXT
 """
@@ -57,6 +61,10 @@ def parse_args(argv=None):
     ap.add_argument("--timeout-s", type=float, default=600,
                     help="gloo's timeout (rendezvous and each collective)")
     ap.add_argument("--op-timeout-ms", type=int, default=120000, help="gsync's op_timeout_ms")
+    ap.add_argument("--bucket-bytes", type=int, default=0,
+                    help="synchronize in buckets of this many bytes, all in flight (0: one "
+                         "operation)")
+    ap.add_argument("--window", type=int, default=4, help="gsync groups' window")
     a = ap.parse_args(argv)
     a.sizes = [int(s) for s in a.sizes.split(",")]
     if any(s <= 0 or s % 4 for s in a.sizes):
@@ -67,6 +75,10 @@ def parse_args(argv=None):
     if len(iters) != len(a.sizes) or min(iters) < 1:
         ap.error("--iters: one number >= 1, or one per size")
     a.iters = dict(zip(a.sizes, iters))
+    if a.bucket_bytes < 0 or a.bucket_bytes % 4:
+        ap.error("--bucket-bytes: a multiple of 4 (float32), 0 for one operation")
+    if not 1 <= a.window <= 64:
+        ap.error("--window: 1..64")
     a.backends = [b for b in a.backends.split(",") if b]
     if not a.backends or any(b not in BACKENDS for b in a.backends):
         ap.error("--backends: from " + ",".join(BACKENDS))
@@ -98,7 +110,10 @@ def main(argv=None):
     dead = {}           # backend -> why it no longer runs on this rank
     groups = {}         # "gsync" / "gsync_sched" -> gsync.Group
     maxb = max(a.sizes)
-    common = dict(ifname="eth0", window=4, max_op_bytes=maxb, op_timeout_ms=a.op_timeout_ms)
+    if a.bucket_bytes:
+        maxb = min(maxb, a.bucket_bytes)
+    common = dict(ifname="eth0", window=a.window, max_op_bytes=maxb,
+                  op_timeout_ms=a.op_timeout_ms)
     for b in a.backends:
         try:
             if b == "gloo":
@@ -120,12 +135,29 @@ def main(argv=None):
         else:
             groups[b].barrier()
 
-    def reduce(b, x):
+    def reduce(b, x, parts):
+        if not parts:
+            if b == "gloo":
+                dist.all_reduce(x)
+                x.div_(n)
+            else:
+                groups[b].all_reduce_(x, "avg")
+            return
+        # As DDP's comm hooks do it: each bucket submitted without
+        # waiting for the previous one (here all at once, DDP as backward
+        # fills them), all waited for at the end.
         if b == "gloo":
-            dist.all_reduce(x)
+            works = [dist.all_reduce(p, async_op=True) for p in parts]
+            for w in works:
+                w.wait()
             x.div_(n)
         else:
-            groups[b].all_reduce_(x, "avg")
+            futs = [groups[b].all_reduce_async(p, "avg") for p in parts]
+            for f in futs:
+                f.result()
+
+    def result_ok(x, parts):
+        return all(p[0].item() == expect and p[-1].item() == expect for p in parts or [x])
 
     for size in a.sizes:
         t = {b: [] for b in a.backends}
@@ -142,6 +174,7 @@ def main(argv=None):
                 except Exception as e:  # noqa: BLE001
                     dead["gsync_sched"] = "load_schedule: " + one_line(e)
         x = torch.empty(size // 4, dtype=torch.float32)
+        parts = list(x.split(a.bucket_bytes // 4)) if a.bucket_bytes else []
         for _ in range(a.iters[size]):
             for b in a.backends:
                 if b in dead or b in skip:
@@ -150,14 +183,14 @@ def main(argv=None):
                 try:
                     barrier(b)
                     t0 = time.monotonic()
-                    reduce(b, x)
+                    reduce(b, x, parts)
                     dt = time.monotonic() - t0
                 except Exception as e:  # noqa: BLE001
                     dead[b] = f"{size} bytes: " + one_line(e)
                     continue
-                if x[0].item() != expect or x[-1].item() != expect:
+                if not result_ok(x, parts):
                     dead[b] = (f"{size} bytes: wrong result {x[0].item()}, {x[-1].item()}"
-                               f" (expected {expect})")
+                               f" (expected {expect} in every bucket)")
                     continue
                 t[b].append(dt)
         for b in a.backends:
@@ -168,7 +201,8 @@ def main(argv=None):
             else:
                 v = t[b]
                 print(f"{head} iters={len(v)} median_ms={statistics.median(v) * 1000:.1f} "
-                      f"min_ms={min(v) * 1000:.1f}", flush=True)
+                      f"min_ms={min(v) * 1000:.1f}"
+                      + (f" buckets={len(parts)}" if parts else ""), flush=True)
     for g in groups.values():
         g.close(wait=False)
     if "gloo" in a.backends and "gloo" not in dead:

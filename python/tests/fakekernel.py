@@ -24,8 +24,9 @@ from gsync import _abi  # noqa: E402
 
 
 class Fabric:
-    def __init__(self, nranks):
+    def __init__(self, nranks, latency=0.0):
         self.n = nranks
+        self.latency = latency   # seconds from the last contribution to the results
         self.lock = threading.Condition()
         self.contrib = {}      # seq -> {rank: (bytes, dtype, op)}
         self.dead = set()
@@ -75,7 +76,15 @@ class Fabric:
         (length, dtype, op), = shapes
         out = gsync_py.reference([c[r][0] for r in range(self.n)], dtype, op)
         self.reduced.append((seq, dtype, op, length))
-        for r in c:
+        if self.latency:
+            t = threading.Timer(self.latency, self._deliver_all, (list(c), seq, out))
+            t.daemon = True
+            t.start()
+        else:
+            self._deliver_all(c, seq, out)
+
+    def _deliver_all(self, ranks, seq, out):
+        for r in ranks:
             self.socks[r]._deliver(seq, 0, out)
 
 
@@ -174,6 +183,8 @@ class FakeSocket:
 
     def _deliver(self, seq, status, data):
         with self.cv:
+            if self.closed:   # a late (latency) delivery after the test
+                return
             self.results[seq] = (status, data)
             if seq == self.deliver_seq:
                 os.write(self.wfd, b"r")
@@ -204,10 +215,12 @@ class FakeSocket:
 MEMBERS = ["198.18.0.%d:7000" % (i + 1) for i in range(16)]
 
 
-def groups(n, **kw):
-    """n joined gsync.Group objects over one Fabric (ranks 0..n-1)."""
+def groups(n, latency=0.0, **kw):
+    """n joined gsync.Group objects over one Fabric (ranks 0..n-1); with
+    ``latency``, results arrive that many seconds after the last
+    contribution, as over a network."""
     import gsync
-    fab = Fabric(n)
+    fab = Fabric(n, latency)
     kw.setdefault("unicast", True)
     gs = [gsync.Group(r, MEMBERS[:n], sock=fab.sock(), **kw) for r in range(n)]
     return fab, gs

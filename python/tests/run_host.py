@@ -6,6 +6,7 @@ failed. Run with Debian's /usr/bin/python3 so numpy and torch are found.
 
     python/tests/run_host.py [-v] [PATTERN]
 """
+import faulthandler
 import os
 import sys
 import time
@@ -23,9 +24,12 @@ class TapResult(unittest.TestResult):
         self.failed = 0
 
     def _name(self, test):
-        parts = test.id().split(".")
+        parts = getattr(test, "test_case", test).id().split(".")
         mod = parts[0][5:] if parts[0].startswith("test_") else parts[0]
-        desc = test.shortDescription() or parts[-1][5:].replace("_", " ")
+        case = getattr(test, "test_case", test)
+        desc = case.shortDescription() or parts[-1][5:].replace("_", " ")
+        if case is not test:   # a subTest: name its parameters
+            desc += " " + test._subDescription()
         return f"python: {mod}: {desc}"
 
     def addSuccess(self, test):
@@ -43,6 +47,12 @@ class TapResult(unittest.TestResult):
         for ln in self._exc_info_to_string(err, test).rstrip().splitlines():
             print("# " + ln)
 
+    def addSubTest(self, test, subtest, err):
+        # A failing subTest fails the test: unittest then reports neither
+        # success nor failure for the test itself.
+        if err is not None:
+            self._bad(subtest, err)
+
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
         print(f"ok - {self._name(test)} # SKIP {reason}", flush=True)
@@ -56,6 +66,9 @@ class TapResult(unittest.TestResult):
 
 
 def main():
+    # A crash in native code (torch, pybind11) prints every thread's
+    # Python stack to stderr, which tests/check keeps in the host log.
+    faulthandler.enable()
     pattern = sys.argv[1] if len(sys.argv) > 1 else "test_*.py"
     if "*" not in pattern and not pattern.endswith(".py"):
         pattern = f"test_{pattern}*.py"

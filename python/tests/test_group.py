@@ -99,6 +99,28 @@ class GroupOps(unittest.TestCase):
         finally:
             close_all(gs)
 
+    def test_inflight_max(self):
+        """Group (fake kernel): inflight_max is the most operations outstanding at once"""
+        fab, gs = fakekernel.groups(2, window=8)
+        try:
+            fab.hold.update({1, 2, 3})
+            futs = run_ranks(gs, lambda r, g: [g.all_reduce_async(bytearray(4), "sum", "int32")
+                                               for _ in range(3)])
+            self.assertEqual([g.inflight_max for g in gs], [3, 3])
+            for seq in (1, 2, 3):
+                fab.release(seq)
+            for fs in futs:
+                for f in fs:
+                    f.result(30)
+            self.assertEqual(gs[0].reset_inflight_max(), 3)
+            self.assertEqual(gs[0].inflight_max, 0)
+            run_ranks(gs, lambda r, g: [g.all_reduce_(bytearray(4), "sum", "int32")
+                                        for _ in range(3)])
+            self.assertEqual(gs[0].inflight_max, 1)   # one at a time
+            self.assertEqual(gs[1].inflight_max, 3)   # never reset
+        finally:
+            close_all(gs)
+
     def test_window_blocks_submission(self):
         """Group (fake kernel): a full window blocks the submitter until results drain"""
         fab, gs = fakekernel.groups(2, window=2)

@@ -44,6 +44,35 @@ class Schedules(unittest.TestCase):
                          (list(range(9)), 4, _abi.SCF_UNICAST, "aggregator"))
         self.assertEqual(p["block_bytes"], 1 << 20)
 
+    def test_topology_multicast_capability(self):
+        """schedule: islands without multicast in the topology get results by unicast, as export does"""
+        topo = {"multicast": {"mode": "none"},
+                "islands": [{"id": "A"}, {"id": "B", "multicast": {"mode": "full"}}, {"id": "C"}]}
+
+        def flags(pattern, topology=topo, **c):
+            doc = {"rounds": [{"cliques": [dict(members=["A", "B", "C"], pattern=pattern, **c)]}]}
+            return parse_blob(from_json(doc, topology=topology))["rounds"][0][0]["flags"]
+
+        self.assertEqual(flags("rs_multicast"), _abi.SCF_UNICAST)       # A and C lack it
+        self.assertEqual(flags("aggregator", aggregator="B"), 0)        # B sends the results
+        self.assertEqual(flags("aggregator", aggregator="C"), _abi.SCF_UNICAST)
+        self.assertEqual(flags("unicast"), 0)
+        with self.assertRaisesRegex(ValueError, "island 'A' does not have"):
+            flags("multicast")
+        reach = dict(topo, multicast={"mode": "reach", "reach": 2})
+        self.assertEqual(flags("rs_multicast", reach), 0)
+        self.assertEqual(flags("multicast", reach), 0)
+        # ranks= orders the islands; the capability still comes from the topology
+        doc = {"rounds": [{"cliques": [{"members": ["A", "B", "C"], "pattern": "aggregator",
+                                        "aggregator": "A"}]}]}
+        p = parse_blob(from_json(doc, ranks=["C", "B", "A"], topology=topo))
+        self.assertEqual(p["rounds"][0][0], {"members": [0, 1, 2], "pattern": "aggregator",
+                                             "aggregator": 2, "flags": _abi.SCF_UNICAST,
+                                             "rate_kbit": 0})
+        doc["rounds"][0]["cliques"][0]["aggregator"] = "B"
+        p = parse_blob(from_json(doc, ranks=["C", "B", "A"], topology=topo))
+        self.assertEqual((p["rounds"][0][0]["aggregator"], p["rounds"][0][0]["flags"]), (1, 0))
+
     def test_ranks_as_numbers_and_weights(self):
         """schedule: numeric members; weights equal to the implied shares are accepted"""
         doc = {"chunk_bytes": 5000,

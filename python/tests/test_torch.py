@@ -1,4 +1,5 @@
 import struct
+import threading
 import unittest
 
 import fakekernel
@@ -14,8 +15,16 @@ except ImportError:  # pragma: no cover
 from gsync import _abi
 
 
+_init_lock = threading.Lock()  # the global RNG: ranks are threads here
+
+
 def mlp(seed):
-    torch.manual_seed(seed)
+    with _init_lock:
+        torch.manual_seed(seed)
+        return _mlp()
+
+
+def _mlp():
     return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 16),
                                torch.nn.Tanh(), torch.nn.Linear(16, 2))
 
@@ -88,6 +97,41 @@ class TorchOps(unittest.TestCase):
         finally:
             close_all(gs)
 
+    def test_local_group_registered_with_gil(self):
+        """torch: the size-1 gloo group is built by the options constructor (no pybind11 race)"""
+        # ProcessGroupGloo(store, rank, size[, timeout]) registers its
+        # Python object with the GIL released, racing with other threads
+        # (pybind11#5473); stress_pg_init.py shows the abort.
+        import os
+        from unittest import mock
+        real = gt._dist.ProcessGroupGloo
+        calls = []
+
+        class Spy:
+            _Options = real._Options
+            create_default_device = staticmethod(real.create_default_device)
+
+            @staticmethod
+            def create_device(**kw):
+                calls.append(("device", kw))
+                return real.create_device(**kw)
+
+            def __new__(cls, *a, **kw):
+                calls.append((a, kw))
+                return real(*a, **kw)
+
+        with mock.patch.object(gt._dist, "ProcessGroupGloo", Spy):
+            with mock.patch.dict(os.environ, {"GLOO_SOCKET_IFNAME": ""}):
+                pg = gt.local_process_group()
+            with mock.patch.dict(os.environ, {"GLOO_SOCKET_IFNAME": "lo"}):
+                gt.local_process_group()
+        (args, kw), dev, (args2, _) = calls
+        self.assertEqual((len(args), kw), (4, {}))
+        self.assertIsInstance(args[3], real._Options)
+        self.assertEqual(dev, ("device", {"interface": "lo"}))
+        self.assertEqual(len(args2[3]._devices), 1)
+        self.assertEqual((pg.rank(), pg.size()), (0, 1))
+
     def test_state_digest(self):
         """torch: state_digest is equal for equal states, differs for one flipped bit"""
         a, b = mlp(1), mlp(1)
@@ -158,12 +202,64 @@ class TorchDDP(unittest.TestCase):
             close_all(gs)
 
     def test_ddp_bf16_wire(self):
-        """torch: wire_dtype='bf16' sends bfloat16 buckets and stays identical"""
-        fab, gs = fakekernel.groups(2)
+        """torch: wire_dtype='bf16' or 'fp16' sends 16-bit buckets and stays identical"""
+        digests = {}
+        for wire, code in (("bf16", _abi.DTYPE_BF16), ("fp16", _abi.DTYPE_FP16), (None, 0)):
+            fab, gs = fakekernel.groups(2)
+            try:
+                res = run_ranks(gs, lambda r, g: train_ddp(g, r, 3, wire=wire))
+                self.assertEqual(res[0], res[1])
+                self.assertEqual({d for _, d, _, _ in fab.reduced[1:]}, {code})
+                digests[wire] = res[0]
+            finally:
+                close_all(gs)
+        self.assertEqual(len({tuple(d) for d in digests.values()}), 3)  # rounding differs
+        with self.assertRaisesRegex(ValueError, "fp16"):
+            gt.HookState(None, "fp8")
+
+    def test_ddp_split_over_max_op_bytes(self):
+        """torch: buckets over max_op_bytes go as several operations, with the same result"""
+        runs = {}
+        for mob in (0, 64):
+            fab, gs = fakekernel.groups(2, window=8, max_op_bytes=mob)
+            try:
+                runs[mob] = run_ranks(gs, lambda r, g: train_ddp(g, r, 3))
+                sizes = [n for _, _, _, n in fab.reduced[1:]]
+            finally:
+                close_all(gs)
+            self.assertEqual(runs[mob][0], runs[mob][1])
+            if mob:
+                self.assertLessEqual(max(sizes), mob)
+        self.assertEqual(runs[64], runs[0])
+
+    def test_ddp_buckets_in_flight(self):
+        """torch: DDP's buckets are on the wire together: 2 or more operations outstanding"""
+        # Results come 50 ms after the last contribution, as over a WAN: a
+        # hook that returned only once its bucket was reduced would leave
+        # one operation outstanding at a time.
+        fab, gs = fakekernel.groups(2, latency=0.05, window=8)
         try:
-            res = run_ranks(gs, lambda r, g: train_ddp(g, r, 3, wire="bf16"))
-            self.assertEqual(res[0], res[1])
-            self.assertTrue(all(d == _abi.DTYPE_BF16 for _, d, _, _ in fab.reduced[1:]))
+            def fn(r, g):
+                model = mlp(100 + r)
+                dm = gt.ddp(model, g, bucket_cap_mb=0.0005)
+                g.reset_inflight_max()     # ddp()'s broadcast is not a bucket
+                opt = torch.optim.SGD(dm.parameters(), lr=0.1)
+                gen = torch.Generator().manual_seed(r)
+                for _ in range(3):
+                    x = torch.randn(16, 8, generator=gen)
+                    loss = torch.nn.functional.mse_loss(dm(x), x[:, :2].sin())
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                return g.inflight_max, gt.state_digest(model), g.next_seq
+
+            res = run_ranks(gs, fn)
+            for x in res:
+                self.assertNotIsInstance(x, BaseException, x)
+            self.assertEqual(res[0][1:], res[1][1:])
+            # the broadcast, 1 bucket in step 1, then DDP's rebuilt ones: 2 a step
+            self.assertGreaterEqual(res[0][2] - 1, 1 + 1 + 2 * 2)
+            self.assertGreaterEqual(max(x[0] for x in res), 2, res)
         finally:
             close_all(gs)
 
@@ -181,15 +277,34 @@ class TorchDDP(unittest.TestCase):
             close_all(gs)
 
 
+def diloco(g, r, steps, wire=None, every=3):
+    """Digests after each OuterSync of a short DiLoCo run on rank r."""
+    model = mlp(50 + r)
+    outer = gt.OuterSync(model, g, every=every, wire_dtype=wire)
+    inner = torch.optim.SGD(model.parameters(), lr=0.05)
+    gen = torch.Generator().manual_seed(r)
+    out = []
+    for _ in range(steps):
+        loss = model(torch.randn(8, 8, generator=gen)).pow(2).mean()
+        inner.zero_grad()
+        loss.backward()
+        inner.step()
+        if outer.step():
+            out.append(gt.state_digest(model))
+    return out
+
+
 @unittest.skipIf(torch is None, "torch missing (Debian: python3-torch; run with /usr/bin/python3)")
 class TorchDiLoCo(unittest.TestCase):
-    def test_outer_sync(self):
-        """torch: OuterSync every 3 steps: identical after each sync, Nesterov outer step exact"""
+    def first_steps(self, wire):
+        """Two ranks, OuterSync every 3 of 6 inner steps; returns the
+        fabric and per rank (digests after each sync, parameters at the
+        start, before and after the first sync)."""
         fab, gs = fakekernel.groups(2)
         try:
             def fn(r, g):
                 model = mlp(50 + r)
-                outer = gt.OuterSync(model, g, every=3)
+                outer = gt.OuterSync(model, g, every=3, wire_dtype=wire)
                 start = [p.detach().clone() for p in model.parameters()]
                 inner = torch.optim.SGD(model.parameters(), lr=0.05)
                 gen = torch.Generator().manual_seed(r)
@@ -208,26 +323,98 @@ class TorchDiLoCo(unittest.TestCase):
                         out.append(gt.state_digest(model))
                     if step == 3:
                         after = [p.detach().clone() for p in model.parameters()]
+                self.assertEqual(outer.fp16_fallbacks, 0)
                 return out, start, before, after
 
-            (d0, s0, b0, a0), (d1, s1, b1, a1) = run_ranks(gs, fn)
-            self.assertEqual(d0, d1)
-            self.assertEqual(len(d0), 2)
-            # first outer step by hand: delta = avg(start - local); SGD momentum
-            # 0.9 nesterov from zero state: update = delta + 0.9 * delta
-            for s, x0, x1, a in zip(s0, b0, b1, a0):
-                delta = ((s - x0) + (s - x1)) / 2
-                want = s - 0.7 * (delta + 0.9 * delta)
-                torch.testing.assert_close(a, want, rtol=0, atol=1e-6)
-            self.assertEqual([torch.equal(x, y) for x, y in zip(s0, s1)], [True] * len(s0))
+            return fab, run_ranks(gs, fn)
         finally:
             close_all(gs)
+
+    def check_first_step(self, wire, wdt):
+        """The first outer step by hand: delta = avg(start - local) as gsync
+        computes it on the wire dtype (widened, summed in fp32, divided,
+        rounded once); SGD momentum 0.9 nesterov from zero state: update =
+        delta + 0.9 * delta. Returns the fabric and how far the result is
+        from the float32 wire's."""
+        fab, ((d0, s0, b0, a0), (d1, s1, b1, a1)) = self.first_steps(wire)
+        self.assertEqual(d0, d1)
+        self.assertEqual(len(d0), 2)
+        self.assertEqual([torch.equal(x, y) for x, y in zip(s0, s1)], [True] * len(s0))
+        off32 = 0.0
+        for s, x0, x1, a in zip(s0, b0, b1, a0):
+            u, v = s - x0, s - x1
+            if wdt is None:
+                delta = (u + v) / 2
+            else:
+                delta = ((u.to(wdt).float() + v.to(wdt).float()) / 2).to(wdt).float()
+            want = s - 0.7 * (delta + 0.9 * delta)
+            torch.testing.assert_close(a, want, rtol=0, atol=1e-6)
+            d32 = (u + v) / 2
+            off32 = max(off32, (a - (s - 0.7 * (d32 + 0.9 * d32))).abs().max().item())
+        return fab, off32
+
+    def test_outer_sync(self):
+        """torch: OuterSync every 3 steps: identical after each sync, Nesterov outer step exact"""
+        fab, _ = self.check_first_step(None, None)
+        self.assertEqual([d for _, d, _, _ in fab.reduced[1:]], [_abi.DTYPE_FP32] * 2)
+
+    def test_outer_sync_wire(self):
+        """torch: OuterSync with bf16 and fp16 on the wire: that dtype sent, identical, exact"""
+        for name, wdt, code in (("bf16", torch.bfloat16, _abi.DTYPE_BF16),
+                                ("fp16", torch.float16, _abi.DTYPE_FP16)):
+            with self.subTest(wire=name):
+                fab, off32 = self.check_first_step(name, wdt)
+                # op 1 is the broadcast of rank 0's parameters
+                self.assertEqual([d for _, d, _, _ in fab.reduced[1:]], [code] * 2)
+                self.assertGreater(off32, 1e-6)   # the rounding is visible
+
+    def test_outer_sync_fp16_overflow(self):
+        """torch: an fp16 pseudo-gradient out of range is sent again as fp32 by every rank"""
+        def run(wire):
+            fab, gs = fakekernel.groups(2)
+            try:
+                def fn(r, g):
+                    model = mlp(50 + r)
+                    outer = gt.OuterSync(model, g, every=1, wire_dtype=wire)
+                    if r == 1:   # its pseudo-gradient there: -1e5, beyond fp16
+                        with torch.no_grad():
+                            model[0].weight[0, 0] += 1e5
+                    outer.step()
+                    return (gt.state_digest(model), outer.fp16_fallbacks,
+                            all(bool(torch.isfinite(p).all()) for p in model.parameters()))
+                return fab, run_ranks(gs, fn)
+            finally:
+                close_all(gs)
+
+        fab, res = run("fp16")
+        _, res32 = run(None)
+        self.assertEqual(res[0], res[1])
+        self.assertEqual(res[0][1:], (1, True))
+        self.assertEqual(res[0][0], res32[0][0])   # the float32 outer step
+        self.assertEqual([d for _, d, _, _ in fab.reduced[1:]],
+                         [_abi.DTYPE_FP16, _abi.DTYPE_FP32])
+
+    def test_outer_sync_split(self):
+        """torch: OuterSync over max_op_bytes sends several operations, with the same result"""
+        def run(mob):
+            fab, gs = fakekernel.groups(2, max_op_bytes=mob)
+            try:
+                return fab, run_ranks(gs, lambda r, g: diloco(g, r, 6))
+            finally:
+                close_all(gs)
+
+        _, whole = run(0)
+        fab, split = run(64)
+        self.assertEqual(split, whole)
+        self.assertEqual(split[0], split[1])
+        self.assertLessEqual(max(n for _, _, _, n in fab.reduced), 64)
 
     def test_args(self):
         """torch: OuterSync refuses every<1 and unknown wire dtypes"""
         fab, gs = fakekernel.groups(2)
         try:
-            for kw in (dict(every=0), dict(every=2.0), dict(wire_dtype="fp8")):
+            for kw in (dict(every=0), dict(every=2.0), dict(wire_dtype="fp8"),
+                       dict(wire_dtype="float32")):
                 with self.assertRaises(ValueError):
                     gt.OuterSync(mlp(1), gs[0], sync_states=False, **kw)
         finally:

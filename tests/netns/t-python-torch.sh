@@ -2,11 +2,14 @@
 # PyTorch over gsync on three islands (python/tests/vm_train.py, checked by
 # vm_train_check.py): DDP with gsync.torch's comm hook, 30 steps of a small
 # MLP on a fixed-seed synthetic dataset: parameters bit-identical on every
-# rank after every step, loss curve equal to DDP over a real 3-rank gloo
+# rank after every step, several buckets in flight at once (the hook does
+# not wait for its bucket), loss curve equal to DDP over a real 3-rank gloo
 # group (TCP between the islands) within fp32 tolerance; the same with
 # bfloat16 on the wire (identical, about half the bytes); DiLoCo with H=5
 # converges and stays identical; then the DDP run again under 5% loss and
-# 20% reordering must end every step with the same bits as without loss.
+# 20% reordering must end every step with the same bits as without loss,
+# and no operation may wait half of op_timeout_ms (a lost acknowledgement
+# once held a window slot that long).
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 if ! $PY -c 'import torch, numpy' 2>/dev/null; then
