@@ -1,9 +1,11 @@
 # common.mk - libgsync-tools.a, the code gsyncctl and gsync-sched share:
 # reading topologies and gsync-schedule/1 JSON, the cost model the export
 # needs, schedule blobs (building, checking against the kernel's rules,
-# dumping), the schedule push (GSYNC_SCHEDULE_PUSH), entering a network
-# namespace, and libgsync's family lookup (compiled from its own source so
-# that the tools and the library can never disagree).
+# dumping), the schedule push (GSYNC_SCHEDULE_PUSH) and entering a network
+# namespace. The tools link it and, below it, libgsync (../libgsync:
+# libgsync.a, whose family lookup sched_push.c and gsyncctl use), so the
+# layers are uapi <- libgsync <- libgsync-tools <- tools, and no directory
+# compiles another's sources.
 #
 # Included by userspace/gsyncctl and userspace/sched with COMMON set to
 # this directory. Tools link $(TOOLS_LIBS); their sanitizer builds link
@@ -21,8 +23,9 @@ COMMON_INCS  := -I$(COMMON) -I$(LIBGSYNC_DIR)/include -I$(COMMON)/../../uapi
 COMMON_LIBS  := -ljansson -lm
 COMMON_LIB   := $(COMMON)/build/libgsync-tools.a
 COMMON_SAN_LIB := $(COMMON)/build/san/libgsync-tools.a
-TOOLS_LIBS     = $(COMMON_LIB) $(COMMON_LIBS)
-TOOLS_SAN_LIBS = $(COMMON_SAN_LIB) $(COMMON_LIBS)
+LIBGSYNC     := $(LIBGSYNC_DIR)/libgsync.a
+TOOLS_LIBS     = $(COMMON_LIB) $(LIBGSYNC) $(COMMON_LIBS)
+TOOLS_SAN_LIBS = $(COMMON_SAN_LIB) $(LIBGSYNC) $(COMMON_LIBS)
 TOOLS_DEPFLAGS := -MMD -MP
 # The sanitizer flags of every test build of the tools and of libgsync-tools.
 TOOLS_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -37,5 +40,7 @@ $(COMMON_LIB): FORCE
 $(COMMON_SAN_LIB): FORCE
 	+@$(call SUBMAKE,$(COMMON),build/san/libgsync-tools.a)
 endif
+$(LIBGSYNC): FORCE
+	+@$(call SUBMAKE,$(LIBGSYNC_DIR),libgsync.a)
 .PHONY: FORCE
 FORCE:
