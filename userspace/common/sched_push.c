@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * GSYNC_SCHEDULE_PUSH from the command line: find the family number the
- * way libgsync does (its family.c is compiled in), open a socket, push,
- * and turn every errno the kernel documents into a sentence.
+ * GSYNC_SCHEDULE_PUSH from the command line: find the family number with
+ * libgsync's gsync_family_at() (the tools link libgsync.a), open a socket,
+ * push, and turn every errno the kernel documents into a sentence.
  */
 #include <ctype.h>
 #include <errno.h>

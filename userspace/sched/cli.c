@@ -471,12 +471,39 @@ static json_t *params_json(const opts *o, const gs_topo *t, const gs_params *p)
 	return j;
 }
 
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9))
+
 static int dump_json(json_t *j)
 {
-	int rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+	int rc = json_dumpf(j, stdout, DUMP_FLAGS);
 	fputc('\n', stdout);
 	json_decref(j);
 	return rc ? GS_EXIT_FAIL : GS_EXIT_OK;
+}
+
+/* Jansson's integers are signed 64-bit, so a uint64 such as a --seed above
+ * 2^63 would come out negative. The caller sets it to the string U64_MARK as
+ * the last string of J; dump_json_u64 prints V there instead, in unsigned
+ * decimal. (Only the last mark is replaced: a topology's names come first and
+ * could hold the same characters.) */
+#define U64_MARK "\001u64\001"
+#define U64_MARK_JSON "\"\\u0001u64\\u0001\""
+
+static int dump_json_u64(json_t *j, uint64_t v)
+{
+	char *s = json_dumps(j, DUMP_FLAGS);
+	json_decref(j);
+	char *at = NULL;
+	for (char *p = s; p && (p = strstr(p, U64_MARK_JSON)); p++)
+		at = p;
+	if (!at) {
+		free(s);
+		return GS_EXIT_FAIL;
+	}
+	*at = 0;
+	printf("%s%llu%s\n", s, (unsigned long long)v, at + strlen(U64_MARK_JSON));
+	free(s);
+	return GS_EXIT_OK;
 }
 
 /* --svg: the schedule drawn on its topology, one panel per round; RES
@@ -598,11 +625,11 @@ static int cmd_optimize(const opts *o)
 								   "rho_reached", out.rho_reached));
 		json_object_set_new(j, "summary", json_string(desc));
 		json_object_set_new(j, "schedule", gs_sched_to_json(&t, &rs));
-		json_object_set_new(j, "search", json_pack("{s:f,s:I,s:i,s:I,s:b}", "wall_s", wall,
+		json_object_set_new(j, "search", json_pack("{s:f,s:I,s:i,s:s,s:b}", "wall_s", wall,
 							  "evaluations", (json_int_t)out.evals, "shapes",
-							  out.structures, "seed", (json_int_t)o->seed,
+							  out.structures, "seed", U64_MARK,
 							  "exhaustive", o->exhaustive));
-		rc = dump_json(j);
+		rc = dump_json_u64(j, o->seed);
 	} else {
 		char b1[32], b2[32];
 		print_header(o, &t, &p, stdout);

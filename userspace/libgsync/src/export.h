@@ -2,8 +2,8 @@
 /*
  * The shared library is built with -fvisibility=hidden so that only the API
  * of gsync.h is exported; public definitions carry GSYNC_EXPORT. Kept apart
- * from internal.h so that files without liburing (family.c, names.c, which
- * gsyncctl also compiles) need nothing else.
+ * from internal.h so that files without liburing (family.c, names.c) need
+ * nothing else.
  */
 #ifndef LIBGSYNC_EXPORT_H
 #define LIBGSYNC_EXPORT_H

@@ -140,6 +140,15 @@ t "--svg to a full disk exits 1" 1 "$BIN" optimize "$P" --svg /dev/full
 check "... saying so" grep -q "cannot write the figure /dev/full" "$TMP/err"
 t "optimize --json" 0 "$BIN" optimize "$Q" --json --seed 7
 check "optimize --json parses" jsonok <"$TMP/out"
+# seeds are uint64: printed unsigned and exactly, also above 2^53 and 2^63
+for v in 0 9007199254740993 9223372036854775808 18446744073709551615; do
+	t "optimize --json --seed $v" 0 "$BIN" optimize "$Q" --json --seed "$v"
+	check "... reports search.seed $v exactly" python3 -c \
+		"import json; d=json.load(open('$TMP/out')); assert d['search']['seed'] == $v, d['search']"
+done
+t "generate --seed 9007199254740992 (2^53)" 0 "$BIN" generate --islands 6 --seed 9007199254740992 -o "$TMP/g53.json"
+t "generate --seed 9007199254740993 (2^53+1)" 0 "$BIN" generate --islands 6 --seed 9007199254740993 -o "$TMP/g53b.json"
+check "seeds 2^53 and 2^53+1 give different topologies" bash -c "! cmp -s '$TMP/g53.json' '$TMP/g53b.json'"
 t "optimize --objective gossip" 0 "$BIN" optimize "$P" --objective gossip --target-rho 0.1
 t "optimize --exhaustive" 0 "$BIN" optimize "$TOP/six-two-regions.json" --exhaustive
 t "optimize with only unicast allowed" 0 "$BIN" optimize "$P" --patterns unicast,ring
