@@ -305,6 +305,10 @@ def main():
                      "(GSYNC_SCHEDULE_PUSH), and check the results against it")
     run.add_argument("--await-push-s", type=float, default=60, metavar="S",
                      help="how long --await-push waits (default 60)")
+    run.add_argument("--join-fifo", metavar="PATH",
+                     help="wait for a line from PATH before joining (a rank "
+                     "that must join late, started early so that its start-up "
+                     "time does not count)")
     run.add_argument("--ready-fifo", metavar="PATH",
                      help="write 'joined' to PATH once joined")
     run.add_argument("--go-fifo", metavar="PATH",
@@ -315,6 +319,9 @@ def main():
     a = ap.parse_args()
 
     members = [parse_endpoint(m) for m in a.members.split(",")]
+    if a.join_fifo:
+        with open(a.join_fifo) as f:
+            f.readline()
     s = open_socket()
     ifindex = socket.if_nametoindex(a.ifindex) if a.ifindex else 0
     join(s, a.group, a.rank, members,

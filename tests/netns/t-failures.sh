@@ -57,20 +57,27 @@ for r in 0 1; do
 		--expect-status 110,0 > "$tmp/late$r" 2>&1 &
 	pl+=($!)
 done
+# Rank 2's process starts now and joins only when told: its start-up (many
+# seconds on the debug kernel) must not eat into the timeout of operation 2,
+# which its peers submit as soon as operation 1 has failed.
+mkfifo "$tmp/join2"
+exec {jfd}<>"$tmp/join2"
+gs_exec i2 python3 tests/netns/gsync_py.py run --rank 2 "${late[@]}" \
+	--expect-status 110/103,0 --join-fifo "$tmp/join2" > "$tmp/late2" 2>&1 &
+pl+=($!)
 # Only this group's sockets are open now.
 failed_both() { [ "$(gs_proc_sum i0 ops_failed) $(gs_proc_sum i1 ops_failed)" = "1 1" ]; }
 gs_until $(( 3 * to / 1000 + 120 )) failed_both
 gs_ok "ranks 0 and 1 failed operation 1 without rank 2" \
 	failed_both
-gs_exec i2 python3 tests/netns/gsync_py.py run --rank 2 "${late[@]}" \
-	--expect-status 110/103,0 > "$tmp/late2" 2>&1 &
-pl+=($!)
+echo join >&"$jfd"
 for r in 0 1 2; do
 	wait "${pl[r]}"
 	rc=$?
 	gs_ok "late rank: rank $r: operation 1 failed as expected, operations 2-4 exact" test "$rc" = 0
 	[ "$rc" = 0 ] || gs_diag < "$tmp/late$r"
 done
+exec {jfd}>&-
 gs_ok "late rank: every rank holds the same bits" \
 	test "$(grep -h '^digest' "$tmp"/late? | sort -u | wc -l)" = 1
 
