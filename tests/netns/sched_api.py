@@ -33,12 +33,86 @@ def err(fn):
     return 0
 
 
+def push_race(push, good, members, mcast, pool_size):
+    """GSYNC_SCHEDULE_PUSH racing JOIN and close in the same namespace.
+
+    A push takes one snapshot of the sockets joined to the group and must
+    install what it compiled for each into that one. pool_size unjoined
+    sockets are opened first, then the push target t (group 79, 9 ranks),
+    so the pool lies before t in the namespace's socket list. A child
+    process joins the pool sockets one by one to group 79 as a 3-rank group,
+    reads each one's schedule and closes it, while this process pushes the
+    9-rank grid and the default into group 79 in turn until the child is
+    done. A push is all or none: while a 3-rank socket is joined it refuses
+    the grid (EINVAL) and changes nothing; otherwise t gets it. No 3-rank
+    socket ever holds the grid (a push that re-read the list between
+    compiling and installing would hand t's schedule to a socket that
+    joined meanwhile)."""
+    pool = [g.open_socket() for _ in range(pool_size)]
+    t = g.open_socket()
+    g.join(t, 79, 0, [(h, p + 50) for h, p in members], (mcast[0], mcast[1] + 50))
+    small = [(h, p + 40) for h, p in members[:3]]
+    small_mcast = (mcast[0], mcast[1] + 40)
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rfd)
+        joins = wrong = errors = 0
+        for c in pool:
+            try:
+                g.join(c, 79, 0, small, small_mcast)
+                joins += 1
+                wrong += len(c.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 1024)) > 0
+            except OSError:
+                errors += 1
+            c.close()
+        os.write(wfd, f"{joins} {wrong} {errors}".encode())
+        os._exit(0)
+    os.close(wfd)
+    for c in pool:
+        c.close()       # the child holds them now
+    push79 = lambda blob: push(79, ANY_RANK, blob)  # noqa: E731
+    results = {0: 0, errno.EINVAL: 0}
+    unexpected, kept, i = [], True, 0
+    while os.waitpid(pid, os.WNOHANG) == (0, 0) and i < 100000:
+        blob = good if i % 2 == 0 else b""
+        before = t.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 1024)
+        e = push79(blob)
+        after = t.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 1024)
+        if e in results:
+            results[e] += 1
+        else:
+            unexpected.append(e)
+        if (e == 0 and after != blob) or (e != 0 and after != before):
+            kept = False
+        i += 1
+    os.waitpid(pid, 0) if i >= 100000 else None
+    joins, wrong, errors = (int(x) for x in os.read(rfd, 64).split())
+    os.close(rfd)
+    check(f"push racing join/close: {i} pushes returned only 0 or EINVAL "
+          f"({results[0]} installed, {results[errno.EINVAL]} refused, "
+          f"{joins} joins; unexpected: {sorted(set(unexpected))})", not unexpected)
+    check("push racing join/close: each push changed all or none "
+          "(the 9-rank socket holds what the push returned)", kept)
+    check(f"push racing join/close: no 3-rank socket held the 9-rank grid ({wrong} did)",
+          wrong == 0)
+    check(f"push racing join/close: all {pool_size} joins succeeded ({errors} failed)",
+          errors == 0 and joins == pool_size)
+    check("push racing join/close: pushes met joined 3-rank sockets (the race ran)",
+          results[errno.EINVAL] > 0 and results[0] > 0)
+    check("after the race the default is back", push79(b"") == 0 and
+          len(t.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 1024)) == 0)
+    t.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--members", required=True)
     ap.add_argument("--mcast", required=True)
     ap.add_argument("--good", required=True, help="a valid 9-rank blob")
     ap.add_argument("--fuzz", type=int, default=2000)
+    ap.add_argument("--race", type=int, default=300,
+                    help="sockets that join while pushes run")
     a = ap.parse_args()
     members = [g.parse_endpoint(m) for m in a.members.split(",")]
     with open(a.good, "rb") as f:
@@ -117,6 +191,7 @@ def main():
         g.SOL_GSYNC, GSYNC_SCHEDULE_PUSH, struct.pack("=QHHI", 77, 0, 1, 0) + good)) == errno.EINVAL)
     check("an empty push returns the group to the default", push(77, 0, b"") == 0 and
           len(s.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 1024)) == 0)
+    push_race(push, good, members, g.parse_endpoint(a.mcast), a.race)
     p.close()
     s.close()
     return 1 if failed else 0
