@@ -162,15 +162,17 @@ static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 
 			if (!c->expects || c->complete)
 				continue;
-			/* A stream still flowing is not asked yet. */
-			if (c->nchunks && time_before(now, c->last_rx + interval))
-				continue;
 			/*
-			 * Nothing at all from it: its POLL will tell us when it
-			 * is done; ask blindly only after a long silence.
+			 * Nothing at all from it: it may not have started this
+			 * step (an owner waits for its block), or its first
+			 * chunks are on the way. Its POLL, repeated until we
+			 * acknowledge, says when it is done; a NACK before then
+			 * would only make it resend what is in flight.
 			 */
-			if (!c->nchunks &&
-			    time_before(now, op->submitted_at + 16 * interval))
+			if (!c->nchunks)
+				continue;
+			/* A stream still flowing is not asked yet. */
+			if (time_before(now, c->last_rx + interval))
 				continue;
 			gsync_send_nack(g, op, s, c);
 		}
