@@ -3,7 +3,9 @@
  * Loss repair and timeouts, per stream (a sender's packets in one step of
  * an operation). Receivers ask for what they lack with NACKs (selective
  * repeat: ranges of missing chunks) when a stream has stalled for a repair
- * interval, or when its sender POLLs after finishing the step. Senders keep
+ * interval, or when its sender POLLs after finishing the step; a stream
+ * nothing has arrived from is asked for only once its sender has been
+ * silent towards us for a quarter of op_timeout_ms. Senders keep
  * their values until every receiver of every step has acknowledged them
  * with a STATUS, POLLing (with backoff) until then. An operation fails
  * with ETIMEDOUT when a peer it still waits for has sent nothing at all
@@ -148,6 +150,30 @@ static void gsync_send_poll(struct gsync_group *g, struct gsync_op *op,
 			gsync_ctrl_queue(g, r, GSYNC_PKT_POLL, op, s, NULL, 0);
 }
 
+/*
+ * When we last heard anything from rank r, as far as op is concerned: not
+ * before we submitted op. Under the lock.
+ */
+static unsigned long gsync_peer_heard(struct gsync_group *g,
+				      struct gsync_op *op, unsigned int r)
+{
+	unsigned long last = g->heard[r];
+
+	if (!last || time_before(last, op->submitted_at))
+		last = op->submitted_at;
+	return last;
+}
+
+/*
+ * How long a silent peer's stream of which nothing arrived waits before we
+ * ask for it: a quarter of op_timeout_ms, and at least 16 repair intervals.
+ */
+static unsigned long gsync_probe_after(struct gsync_group *g)
+{
+	return max(16 * msecs_to_jiffies(g->cfg.repair_ms),
+		   msecs_to_jiffies(g->cfg.op_timeout_ms) / 4);
+}
+
 /* Repair duties for the streams of step s. Under the lock. */
 static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 			      unsigned int s, unsigned long now)
@@ -167,12 +193,17 @@ static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 			 * step (an owner waits for its block), or its first
 			 * chunks are on the way. Its POLL, repeated until we
 			 * acknowledge, says when it is done; a NACK before then
-			 * would only make it resend what is in flight.
+			 * would only make it resend what is in flight. Only a
+			 * peer silent towards us for a quarter of the timeout
+			 * is asked (it may have let the operation go after a
+			 * forged STATUS: then it answers with an ABORT).
 			 */
-			if (!c->nchunks)
+			if (!c->nchunks &&
+			    time_before(now, gsync_peer_heard(g, op, c->rank) +
+					gsync_probe_after(g)))
 				continue;
 			/* A stream still flowing is not asked yet. */
-			if (time_before(now, c->last_rx + interval))
+			if (c->nchunks && time_before(now, c->last_rx + interval))
 				continue;
 			gsync_send_nack(g, op, s, c);
 		}
@@ -194,7 +225,7 @@ static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 static bool gsync_op_silent(struct gsync_group *g, struct gsync_op *op,
 			    unsigned long now)
 {
-	unsigned long timeout = msecs_to_jiffies(g->cfg.op_timeout_ms), last;
+	unsigned long timeout = msecs_to_jiffies(g->cfg.op_timeout_ms);
 	unsigned int s, j;
 
 	for (s = 0; s < op->nsteps; s++) {
@@ -207,10 +238,8 @@ static bool gsync_op_silent(struct gsync_group *g, struct gsync_op *op,
 
 			if (!c->expects || c->complete)
 				continue;
-			last = g->heard[c->rank];
-			if (!last || time_before(last, op->submitted_at))
-				last = op->submitted_at;
-			if (time_after(now, last + timeout))
+			if (time_after(now, gsync_peer_heard(g, op, c->rank) +
+				       timeout))
 				return true;
 		}
 	}
