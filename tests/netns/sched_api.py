@@ -86,7 +86,8 @@ def push_race(push, good, members, mcast, pool_size):
         if (e == 0 and after != blob) or (e != 0 and after != before):
             kept = False
         i += 1
-    os.waitpid(pid, 0) if i >= 100000 else None
+    if i >= 100000:     # the cap, not the child, ended the loop
+        os.waitpid(pid, 0)
     joins, wrong, errors = (int(x) for x in os.read(rfd, 64).split())
     os.close(rfd)
     check(f"push racing join/close: {i} pushes returned only 0 or EINVAL "
