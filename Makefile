@@ -11,7 +11,8 @@
 #   make install         userspace, man pages, Wireshark dissector (PREFIX=/usr/local,
 #                        DESTDIR=, LIBDIR=, ... as each directory's Makefile says)
 #   make deb             Debian packages into build/deb/ (see debian/README.source)
-#   make deb-check       make deb, lintian, and the DKMS build against 6.1 and 6.12
+#   make deb-check       make deb, lintian, tshark with the packaged dissector, DKMS
+#                        build and install for 6.1 and 6.12, the packages in a clean root
 #
 # VM_PROFILE=fast|debug selects the test kernel (see tests/vm/config/).
 
