@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * gsyncctl stats: the namespace's counters (/proc/net/gsync_stats), then
- * every socket's counters and drops by reason. Drop reasons are whatever
+ * gsyncctl stats: the namespace's counters (/proc/net/gsync_stats), its
+ * UDP counters of packets to no socket (all UDP, udpstats.c), then every
+ * socket's counters and drops by reason. Drop reasons are whatever
  * drop_* columns the module has, so new reasons appear without a new
  * gsyncctl; so do other unknown numeric columns (under "other").
  */
@@ -98,8 +99,30 @@ static void ns_totals(const struct kv *ns)
 	printf("%s\n", any ? ")" : "");
 }
 
+/*
+ * The namespace's UDP counters on one line, labelled as what they are:
+ * every UDP socket's, where packets for a gsync group that has ended go.
+ */
+static void udp_text(const struct udp_stats *u)
+{
+	int ip6, k, any = 0;
+
+	for (ip6 = 0; ip6 < 2; ip6++)
+		for (k = 0; k < UDP_NCOUNTERS; k++) {
+			if (!u->have[ip6][k])
+				continue;
+			printf("%s %s %llu", any ? "" :
+			       "udp (all UDP of the namespace, not only gsync):",
+			       udpstats_name(ip6, k),
+			       (unsigned long long)u->v[ip6][k]);
+			any = 1;
+		}
+	if (any)
+		printf("\n");
+}
+
 static void stats_text(const struct ctx *c, const struct table *t,
-		       const struct kv *ns)
+		       const struct kv *ns, const struct udp_stats *u)
 {
 	unsigned int r, k, i, shown = 0;
 	int any;
@@ -114,6 +137,7 @@ static void stats_text(const struct ctx *c, const struct table *t,
 			printf(" %s %llu", ns->names[i], (unsigned long long)ns->values[i]);
 	printf("\n");
 	ns_totals(ns);
+	udp_text(u);
 	for (r = 0; r < t->nrows; r++) {
 		if (!row_selected(c, t, r))
 			continue;
@@ -152,10 +176,11 @@ static void stats_text(const struct ctx *c, const struct table *t,
 }
 
 static void stats_json(const struct ctx *c, const struct table *t,
-		       const struct kv *ns)
+		       const struct kv *ns, const struct udp_stats *u)
 {
 	struct json j;
 	unsigned int r, k, i;
+	int ip6, n;
 
 	json_init(&j, stdout);
 	json_obj_begin(&j);
@@ -165,6 +190,16 @@ static void stats_json(const struct ctx *c, const struct table *t,
 		json_key(&j, ns->names[i]);
 		json_u64(&j, ns->values[i]);
 	}
+	json_obj_end(&j);
+	/* All UDP of the namespace, not only gsync: nstat's names. */
+	json_key(&j, "udp");
+	json_obj_begin(&j);
+	for (ip6 = 0; ip6 < 2; ip6++)
+		for (n = 0; n < UDP_NCOUNTERS; n++)
+			if (u->have[ip6][n]) {
+				json_key(&j, udpstats_name(ip6, n));
+				json_u64(&j, u->v[ip6][n]);
+			}
 	json_obj_end(&j);
 	json_key(&j, "sockets");
 	json_arr_begin(&j);
@@ -198,6 +233,7 @@ static void stats_json(const struct ctx *c, const struct table *t,
 
 int cmd_stats(const struct ctx *c)
 {
+	struct udp_stats u;
 	struct table t;
 	struct kv ns;
 	int rc = sockets_load(&t, c->proc_dir);
@@ -208,12 +244,13 @@ int cmd_stats(const struct ctx *c)
 	if (!rc)
 		rc = nsstats_load(&ns, c->proc_dir);
 	if (!rc) {
+		udpstats_load(&u, c->proc_dir);
 		if (c->format == FMT_PROM)
-			stats_prometheus(c, &t, &ns);
+			stats_prometheus(c, &t, &ns, &u);
 		else if (c->json)
-			stats_json(c, &t, &ns);
+			stats_json(c, &t, &ns, &u);
 		else
-			stats_text(c, &t, &ns);
+			stats_text(c, &t, &ns, &u);
 		kv_free(&ns);
 	}
 	table_free(&t);

@@ -40,6 +40,7 @@ enum { FMT_TEXT, FMT_JSON, FMT_PROM };
 
 struct table;
 struct kv;
+struct udp_stats;
 
 /* Does row R pass the --id filter? */
 int row_selected(const struct ctx *c, const struct table *t, unsigned int r);
@@ -52,7 +53,7 @@ int cmd_watch(const struct ctx *c);
 
 /* prom.c: stats in the Prometheus text exposition format */
 void stats_prometheus(const struct ctx *c, const struct table *t,
-		      const struct kv *ns);
+		      const struct kv *ns, const struct udp_stats *u);
 
 /* help.c: NULL or "" for the overview; returns EXIT_OK or EXIT_USAGE.
  * SUB: a subcommand of schedule (load, show, clear) or NULL. */

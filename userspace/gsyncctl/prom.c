@@ -18,6 +18,10 @@
  * gsync_namespace_drops_total{reason}. A line this version does not know
  * stays exported, as gsync_namespace_stat{name}. Every line is classified
  * once (ns_family), so none is exported twice or lost.
+ *
+ * The namespace's UDP counters of datagrams no socket took (udpstats.c:
+ * where packets for a gsync group that has ended are counted) are
+ * counters labelled netns and ip; their help says they count all UDP.
  */
 #include <stdio.h>
 #include <string.h>
@@ -268,8 +272,45 @@ static void stats_namespace(const char *netns, const struct kv *ns)
 	}
 }
 
+/* The families of struct udp_stats's counters, by counter. */
+static const struct {
+	const char *name, *help;
+} udp_fams[UDP_NCOUNTERS] = {
+	[UDP_NOPORTS] = {
+		"gsync_namespace_udp_no_port_datagrams_total",
+		"UDP datagrams to a port no socket of the namespace has (Udp "
+		"NoPorts of /proc/net/snmp, Udp6NoPorts of /proc/net/snmp6): "
+		"all UDP, not only gsync; unicast packets for a gsync group "
+		"that has ended are counted here." },
+	[UDP_IGNOREDMULTI] = {
+		"gsync_namespace_udp_ignored_multicast_datagrams_total",
+		"UDP multicast datagrams no socket of the namespace took (Udp "
+		"IgnoredMulti, Udp6IgnoredMulti): all UDP, not only gsync; "
+		"multicast for a gsync group that has ended, while the "
+		"namespace still listens to its address, is counted here." },
+};
+
+static void stats_udp(const char *netns, const struct udp_stats *u)
+{
+	int k, ip6;
+
+	for (k = 0; k < UDP_NCOUNTERS; k++) {
+		if (!u->have[0][k] && !u->have[1][k])
+			continue;
+		family(udp_fams[k].name, "counter", udp_fams[k].help);
+		for (ip6 = 0; ip6 < 2; ip6++) {
+			if (!u->have[ip6][k])
+				continue;
+			printf("%s{", udp_fams[k].name);
+			put_label("netns", netns, 1);
+			put_label("ip", ip6 ? "ipv6" : "ipv4", 0);
+			printf("} %llu\n", (unsigned long long)u->v[ip6][k]);
+		}
+	}
+}
+
 void stats_prometheus(const struct ctx *c, const struct table *t,
-		      const struct kv *ns)
+		      const struct kv *ns, const struct udp_stats *u)
 {
 	static const char *const states[] = { "unconfigured", "joined", "failed", NULL };
 	const char *netns = c->netns ? c->netns : "";
@@ -278,6 +319,7 @@ void stats_prometheus(const struct ctx *c, const struct table *t,
 	int first;
 
 	stats_namespace(netns, ns);
+	stats_udp(netns, u);
 
 	/* Sockets per state: the known states always, others as found. */
 	family("gsync_sockets", "gauge", "gsync sockets of the namespace by state.");

@@ -34,6 +34,23 @@ int sockets_load(struct table *t, const char *dir);
 int nsstats_load(struct kv *kv, const char *dir);
 
 /*
+ * The namespace's UDP counters, of every UDP socket, not only gsync's:
+ * where packets to the port of a gsync group that has ended are counted
+ * (udpstats.c). v[0] from DIR/snmp (IPv4), v[1] from DIR/snmp6 (IPv6),
+ * DIR NULL: /proc/net. A missing file or counter is left out (have 0),
+ * never an error: a namespace without IPv6 has no snmp6.
+ */
+enum { UDP_NOPORTS, UDP_IGNOREDMULTI, UDP_NCOUNTERS };
+struct udp_stats {
+	int have[2][UDP_NCOUNTERS];
+	uint64_t v[2][UDP_NCOUNTERS];
+};
+
+void udpstats_load(struct udp_stats *u, const char *dir);
+/* nstat(8)'s name of counter K: UdpNoPorts, Udp6IgnoredMulti, ... */
+const char *udpstats_name(int ip6, int k);
+
+/*
  * Check that every column in NAMES (NULL-terminated) exists; print which
  * is missing and return EXIT_ERR otherwise.
  */

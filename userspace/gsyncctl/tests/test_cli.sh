@@ -113,6 +113,28 @@ has "stats: namespace drops summed by reason" out "drops  *9 (version 2, stale 7
 has "stats: no sockets" out "no gsync sockets"
 t "stats --json: namespace totals" 0 $G "$FX/namespace-totals" stats --json
 json "stats --json: the totals by name" "d['namespace']['ops_completed'] == 11 and d['namespace']['drop_stale'] == 7"
+# The namespace's UDP counters (DIR/snmp, DIR/snmp6): where packets for a
+# gsync group that has ended are counted, labelled as all UDP. The Udp:
+# line, not UdpLite's (99, 98, 97 in the fixture); a file or counter that
+# is missing or malformed is left out, never an error.
+U='^udp (all UDP of the namespace, not only gsync):'
+t "stats: UDP counters of snmp and snmp6" 0 $G "$FX/udp" stats
+has "stats: one line of the namespace's UDP counters, labelled all UDP" out \
+	"$U UdpNoPorts 17 UdpIgnoredMulti 4 Udp6NoPorts 3 Udp6IgnoredMulti 2\$"
+t "stats --json: UDP counters" 0 $G "$FX/udp" stats --json
+json "stats --json: the udp object, by nstat's names" \
+	"d['udp'] == {'UdpNoPorts': 17, 'UdpIgnoredMulti': 4, 'Udp6NoPorts': 3, 'Udp6IgnoredMulti': 2}"
+t "stats: IPv4 only, a kernel without IgnoredMulti" 0 $G "$FX/udp-v4" stats
+has "stats: only the counters there are" out "$U UdpNoPorts 5\$"
+t "stats: malformed snmp and snmp6" 0 $G "$FX/udp-bad" stats
+nohas() { # DESCRIPTION FILE PATTERN: the last command's FILE does not match
+	if grep -q -- "$3" "$TMP/$2"; then flunk "$1 ('$3' in std$2)"; else pass "$1"; fi
+}
+nohas "stats: malformed UDP counters are left out" out "^udp "
+t "stats: no snmp files" 0 $G "$FX/good" stats
+nohas "stats: no UDP line without snmp files" out "^udp "
+t "stats --json: no snmp files" 0 $G "$FX/good" stats --json
+json "stats --json: an empty udp object without snmp files" "d['udp'] == {}"
 t "stats --json: extra columns" 0 $G "$FX/extra-columns" stats --json
 json "stats --json: new drop reason in drops" "d['sockets'][0]['drops']['checksum'] == 6 and d['namespace']['reduce_jobs'] == 42"
 t "show: columns in reverse order" 0 $G "$FX/reordered" show
@@ -386,6 +408,19 @@ if [ -f "$R/kmod/proc.c" ] && [ -f "$R/uapi/linux/gsync.h" ]; then
 else
 	pass "prometheus: the in-tree module's lines # SKIP no kmod/proc.c"
 fi
+# The namespace's UDP counters: counters labelled netns and ip, their help
+# saying they count all UDP; none without snmp files.
+t "stats --format prometheus: UDP counters" 0 $G "$FX/udp" stats --format prometheus
+prom "prometheus: UDP counters, valid, families once" "True"
+prom "prometheus: UDP no-port and ignored-multicast datagrams by ip" \
+	"s('gsync_namespace_udp_no_port_datagrams_total', netns='', ip='ipv4') == 17 and s('gsync_namespace_udp_no_port_datagrams_total', netns='', ip='ipv6') == 3 and s('gsync_namespace_udp_ignored_multicast_datagrams_total', netns='', ip='ipv4') == 4 and s('gsync_namespace_udp_ignored_multicast_datagrams_total', netns='', ip='ipv6') == 2"
+prom "prometheus: UDP counters are counters whose help says all UDP, not only gsync" \
+	"all(types[n] == 'counter' and 'all UDP, not only gsync' in helps[n] for n in types if '_udp_' in n) and sum('_udp_' in n for n in types) == 2"
+t "stats --format prometheus: IPv4 only" 0 $G "$FX/udp-v4" stats --format prometheus
+prom "prometheus: only the UDP series there are" \
+	"[k for k in v if '_udp_' in k[0]] == [('gsync_namespace_udp_no_port_datagrams_total', ('ip', 'ipv4'), ('netns', ''))]"
+t "stats --format prometheus: no snmp files" 0 $G "$FX/good" stats --format prometheus
+prom "prometheus: no UDP family without snmp files" "not any('_udp_' in n for n in types)"
 t "stats --format json is --json" 0 $G "$FX/good" stats --format json
 json "stats --format json: the JSON document" "d['namespace']['sockets_open'] == 3"
 t "stats --format text is the default" 0 $G "$FX/good" stats --format text
