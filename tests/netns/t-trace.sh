@@ -5,7 +5,8 @@
 # under loss the NACK, retransmit and drop events of a group agree one for
 # one with the counters of /proc/net/gsync_stats; a dtype mismatch ends
 # with status -EPROTO; an offloaded reduction is dispatched to the agent
-# and completed by it, or falls back to the CPU when the agent fails it.
+# and completed by it, or falls back to the CPU when the agent fails it;
+# perf record -e 'gsync:*' records the same operation events.
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 T=/sys/kernel/tracing
@@ -93,6 +94,49 @@ complete seq=1 bytes=12000 status=0"
 	gs_ok "rank $r: duration ${us:-?} us is within the rank's ${ms:-?} ms" \
 		awk -v us="${us:-0}" -v ms="${ms:-0}" 'BEGIN { exit !(us > 0 && us <= ms * 1000 + 1000) }'
 done
+
+# ---- perf sees the same events ---------------------------------------------
+# What an operator runs: perf record -e 'gsync:*'. perf starts with its
+# events disabled and is switched on and off through its control fifo,
+# each step acknowledged, so nothing depends on how long perf takes to
+# start; then each rank's submit and complete are in perf script's output.
+g1p=29703
+pdir=$tmp/perf
+mkdir -p "$pdir"
+mkfifo "$pdir/ctl" "$pdir/ack"
+exec {pctl}<>"$pdir/ctl" {pack}<>"$pdir/ack"
+# perf_ctl CMD: send enable, disable or stop; true once perf acknowledged it.
+perf_ctl() {
+	local a
+	echo "$1" >&"$pctl"
+	read -r -t 60 -u "$pack" a && [ "$a" = ack ]
+}
+if ! command -v perf >/dev/null; then
+	gs_fail "perf is installed (linux-perf, tests/deps)"
+else
+	perf record -q -a -e 'gsync:gsync_op_submit,gsync:gsync_op_complete' -D -1 \
+		--control "fifo:$pdir/ctl,$pdir/ack" -o "$pdir/data" \
+		> "$pdir/log" 2>&1 &
+	ppid_=$!
+	gs_ok "perf record enabled gsync:gsync_op_submit and gsync:gsync_op_complete" perf_ctl enable
+	gs_group "$tmp/perfop" "one all-reduce under perf record" --group $g1p \
+		--members "$(gs_members 4 7412)" --mcast 239.77.40.7:7413 \
+		--dtypes fp32 --ops sum --sizes 3000
+	perf_ctl disable || gs_fail "perf acknowledged disable"
+	perf_ctl stop || gs_fail "perf acknowledged stop"
+	wait "$ppid_"
+	gs_ok "perf record exited cleanly" test $? = 0
+	perf script -i "$pdir/data" -F event,trace 2> "$pdir/script.err" |
+		grep -o 'gsync:gsync_op_[a-z]*: group=.*' > "$pdir/ev" || true
+	for (( r = 0; r < nranks; r++ )); do
+		got=$(awk -v g="group=$(hex $g1p)" -v r="rank=$r" '$2 == g && $3 == r { print $1, $4, $5 }' "$pdir/ev")
+		want="gsync:gsync_op_submit: seq=1 bytes=12000
+gsync:gsync_op_complete: seq=1 bytes=12000"
+		gs_ok "perf script: rank $r's seq 1 submitted, then completed" test "$got" = "$want"
+		[ "$got" = "$want" ] || { printf '%s\n' "$got"; cat "$pdir/log" "$pdir/script.err"; } | gs_diag
+	done
+fi
+exec {pctl}>&- {pack}>&-
 
 # ---- a schedule switch between two operations ---------------------------
 g2=29698
