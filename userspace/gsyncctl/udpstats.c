@@ -14,13 +14,11 @@
 
 #include "sockets.h"
 
-/* The counters' names in /proc/net/snmp (Udp: line) and snmp6. */
+/* The counters' names in the Udp: lines of /proc/net/snmp. */
 static const char *const snmp_names[UDP_NCOUNTERS] = {
 	"NoPorts", "IgnoredMulti",
 };
-static const char *const snmp6_names[UDP_NCOUNTERS] = {
-	"Udp6NoPorts", "Udp6IgnoredMulti",
-};
+/* nstat's names; for IPv6 they are also snmp6's. */
 static const char *const nstat_names[2][UDP_NCOUNTERS] = {
 	{ "UdpNoPorts", "UdpIgnoredMulti" },
 	{ "Udp6NoPorts", "Udp6IgnoredMulti" },
@@ -79,7 +77,7 @@ static void parse_snmp6(struct udp_stats *u, char *text)
 		name = strtok_r(line, " \t", &s);
 		value = name ? strtok_r(NULL, " \t", &s) : NULL;
 		if (value)
-			put(u, 1, snmp6_names, name, value);
+			put(u, 1, nstat_names[1], name, value);
 	}
 }
 
