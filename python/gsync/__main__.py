@@ -1,5 +1,9 @@
-"""python -m gsync info [--json]: is the module loaded, which family, and
-the gsync sockets (groups) of this network namespace."""
+"""gsync-py-info [--json], or python -m gsync info [--json]: is the gsync
+module loaded, which address family it registered, and the gsync sockets
+(groups) and namespace counters of this network namespace.
+
+Exit status: 0 the module is loaded; 3 it is not; 2 a usage error;
+1 the module's /proc files could not be read or parsed."""
 from __future__ import annotations
 
 import argparse
@@ -88,22 +92,46 @@ def _print_text(d: Dict[str, Any]) -> None:
         print("error: " + d["error"])
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m gsync", description=__doc__)
-    sub = ap.add_subparsers(dest="cmd")
-    p = sub.add_parser("info", help="module, family, sockets of this network namespace")
-    p.add_argument("--json", action="store_true")
-    a = ap.parse_args(argv)
-    if a.cmd != "info":
-        ap.print_help()
-        return 2
-    d = info()
+def _add_info_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (keys: version, module_loaded, family, "
+                        "netns, sockets, namespace_stats) instead of text")
+
+
+def _run_info(a: argparse.Namespace, prog: str) -> int:
+    try:
+        d = info()
+    except (OSError, ValueError) as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 1
     if a.json:
         json.dump(d, sys.stdout, indent=1)
         print()
     else:
         _print_text(d)
     return 0 if d["module_loaded"] else 3
+
+
+def main(argv=None) -> int:
+    """python -m gsync COMMAND: today the only command is info."""
+    ap = argparse.ArgumentParser(prog="python -m gsync", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd")
+    p = sub.add_parser("info", help="module, family, sockets of this network namespace")
+    _add_info_args(p)
+    a = ap.parse_args(argv)
+    if a.cmd != "info":
+        ap.print_help()
+        return 2
+    return _run_info(a, "python -m gsync info")
+
+
+def info_main(argv=None) -> int:
+    """gsync-py-info: the info command as its own program (no subcommand)."""
+    ap = argparse.ArgumentParser(prog="gsync-py-info", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_info_args(ap)
+    return _run_info(ap.parse_args(argv), "gsync-py-info")
 
 
 if __name__ == "__main__":

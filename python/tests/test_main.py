@@ -1,4 +1,5 @@
 import io
+import json
 import os
 import subprocess
 import sys
@@ -55,6 +56,30 @@ class Info(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 3)
         self.assertIn("not loaded", p.stdout)
+
+    def test_py_info_program(self):
+        """gsync-py-info: info without a subcommand, --json, exit 3 when not loaded"""
+        if os.path.exists("/sys/module/gsync"):
+            self.skipTest("gsync is loaded on this host")
+        here = os.path.join(os.path.dirname(__file__), "..")
+        run = [sys.executable, "-c",
+               "import sys; from gsync.__main__ import info_main; sys.exit(info_main())"]
+        p = subprocess.run(run, cwd=here, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertIn("module: not loaded", p.stdout)
+        p = subprocess.run(run + ["--json"], cwd=here, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertIs(json.loads(p.stdout)["module_loaded"], False)
+        p = subprocess.run(run + ["info"], cwd=here, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+
+    def test_py_info_entry_point(self):
+        """pyproject's gsync-py-info runs info_main, not the subcommand parser"""
+        here = os.path.join(os.path.dirname(__file__), "..", "pyproject.toml")
+        with open(here) as f:
+            lines = [ln for ln in f if ln.startswith("gsync-py-info")]
+        self.assertEqual([ln.split("=", 1)[1].strip() for ln in lines],
+                         ['"gsync.__main__:info_main"'])
 
 
 if __name__ == "__main__":
