@@ -23,7 +23,7 @@ from .errors import (GsyncAborted, GsyncClosed, GsyncError, GsyncMismatch, Gsync
 from .group import Future, Group, family, open_socket
 from .schedule import compile_schedule
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Group", "Future", "family", "open_socket", "from_env", "make_config", "Config",

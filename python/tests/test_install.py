@@ -9,6 +9,19 @@ SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 class Install(unittest.TestCase):
+    def test_one_version(self):
+        """install: the package, pyproject, libgsync and debian/changelog name one version"""
+        import re
+        import gsync
+        top = os.path.join(SRC, "..")
+        with open(os.path.join(SRC, "pyproject.toml")) as f:
+            py = re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
+        with open(os.path.join(top, "userspace", "libgsync", "Makefile")) as f:
+            lib = re.search(r"^VERSION\s*:=\s*(\S+)", f.read(), re.M).group(1)
+        with open(os.path.join(top, "debian", "changelog")) as f:
+            deb = re.match(r"gsync \(([^)-]+)", f.readline()).group(1)
+        self.assertEqual({py, gsync.__version__, lib, deb}, {deb})
+
     def test_pip_offline(self):
         """install: pip --no-build-isolation --no-index builds and installs it offline"""
         import importlib.util
