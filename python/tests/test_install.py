@@ -8,14 +8,20 @@ import unittest
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
+def pyproject():
+    """python/pyproject.toml, parsed (tomllib: Python 3.11, Debian 12)."""
+    import tomllib
+    with open(os.path.join(SRC, "pyproject.toml"), "rb") as f:
+        return tomllib.load(f)
+
+
 class Install(unittest.TestCase):
     def test_one_version(self):
         """install: the package, pyproject, libgsync and debian/changelog name one version"""
         import re
         import gsync
         top = os.path.join(SRC, "..")
-        with open(os.path.join(SRC, "pyproject.toml")) as f:
-            py = re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
+        py = pyproject()["project"]["version"]
         with open(os.path.join(top, "userspace", "libgsync", "Makefile")) as f:
             lib = re.search(r"^VERSION\s*:=\s*(\S+)", f.read(), re.M).group(1)
         with open(os.path.join(top, "debian", "changelog")) as f:

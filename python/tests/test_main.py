@@ -75,11 +75,9 @@ class Info(unittest.TestCase):
 
     def test_py_info_entry_point(self):
         """pyproject's gsync-py-info runs info_main, not the subcommand parser"""
-        here = os.path.join(os.path.dirname(__file__), "..", "pyproject.toml")
-        with open(here) as f:
-            lines = [ln for ln in f if ln.startswith("gsync-py-info")]
-        self.assertEqual([ln.split("=", 1)[1].strip() for ln in lines],
-                         ['"gsync.__main__:info_main"'])
+        from test_install import pyproject
+        self.assertEqual(pyproject()["project"]["scripts"]["gsync-py-info"],
+                         "gsync.__main__:info_main")
 
 
 if __name__ == "__main__":
