@@ -92,6 +92,11 @@ def _print_text(d: Dict[str, Any]) -> None:
         print("error: " + d["error"])
 
 
+def _parser(prog: str) -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(prog=prog, description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def _add_info_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (keys: version, module_loaded, family, "
@@ -114,8 +119,7 @@ def _run_info(a: argparse.Namespace, prog: str) -> int:
 
 def main(argv=None) -> int:
     """python -m gsync COMMAND: today the only command is info."""
-    ap = argparse.ArgumentParser(prog="python -m gsync", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _parser("python -m gsync")
     sub = ap.add_subparsers(dest="cmd")
     p = sub.add_parser("info", help="module, family, sockets of this network namespace")
     _add_info_args(p)
@@ -128,8 +132,7 @@ def main(argv=None) -> int:
 
 def info_main(argv=None) -> int:
     """gsync-py-info: the info command as its own program (no subcommand)."""
-    ap = argparse.ArgumentParser(prog="gsync-py-info", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _parser("gsync-py-info")
     _add_info_args(ap)
     return _run_info(ap.parse_args(argv), "gsync-py-info")
 
