@@ -66,6 +66,7 @@ struct gsync_contrib {
 	bool complete;
 	unsigned long last_rx;		/* jiffies of the last new chunk */
 	unsigned long next_nack;	/* jiffies: no NACK before this */
+	unsigned long next_probe;	/* jiffies: no probe before this */
 	unsigned long nack_sent_at;	/* jiffies of our last NACK to it */
 	u32 highest;			/* highest chunk index + 1 received */
 	bool sender_done;		/* it POLLed: every chunk was sent */

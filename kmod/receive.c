@@ -219,11 +219,11 @@ static bool gsync_rx_tell_failed(struct gsync_group *g, struct gsync_op *op,
 
 /*
  * Mark chunks [first, first + count) of step s for resending to r, within
- * *work chunks of effort. Under the lock.
+ * *work chunks of effort. Returns how many it marked. Under the lock.
  */
-static void gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
-				unsigned int s, unsigned int r, u32 first,
-				u32 count, u32 *work)
+static u32 gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
+			       unsigned int s, unsigned int r, u32 first,
+			       u32 count, u32 *work)
 {
 	struct gsync_step *st = &op->step[s];
 	/*
@@ -231,10 +231,10 @@ static void gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
 	 * would only duplicate them (receivers cannot tell slow from lost).
 	 */
 	u32 sent = st->tx_done ? op->nchunks : st->tx_chunk, c, b, end;
-	u32 allowed = GSYNC_RTX_FACTOR * op->nchunks;
+	u32 allowed = GSYNC_RTX_FACTOR * op->nchunks, marked = 0;
 
 	if (first >= sent || !count)
-		return;
+		return 0;
 	end = first + min(count, sent - first);
 	for (c = first; c < end && *work; c++, (*work)--) {
 		b = c / op->ppb;
@@ -246,9 +246,10 @@ static void gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
 		if (st->rtx_asked[r] >= allowed) {
 			gsync_drop(g, GSYNC_DROP_RATELIMIT);
 			*work = 0;
-			return;
+			return marked;
 		}
 		st->rtx_asked[r]++;
+		marked++;
 		if (__test_and_set_bit(c, st->rtx)) {
 			if (st->rtx_who[c] != r)
 				st->rtx_who[c] = GSYNC_RTX_MANY;
@@ -257,6 +258,7 @@ static void gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
 			st->rtx_pending++;
 		}
 	}
+	return marked;
 }
 
 /* A peer asks for chunks of what we sent it in a step again. */
@@ -265,7 +267,7 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 			  unsigned int r)
 {
 	unsigned int s = be16_to_cpu(h->round), nr, i;
-	u32 work = GSYNC_NACK_MAX_WORK;
+	u32 work = GSYNC_NACK_MAX_WORK, marked = 0;
 	struct gsync_wire_range range;
 	struct gsync_wire_nack n;
 
@@ -288,10 +290,24 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 		if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF + sizeof(n) +
 				  i * sizeof(range), &range, sizeof(range)))
 			return gsync_drop(g, GSYNC_DROP_SHORT);
-		gsync_rx_nack_range(g, op, s, r, be32_to_cpu(range.first),
-				    be32_to_cpu(range.count), &work);
+		marked += gsync_rx_nack_range(g, op, s, r,
+					      be32_to_cpu(range.first),
+					      be32_to_cpu(range.count), &work);
 	}
-	gsync_tx_kick(g);
+	if (marked) {
+		gsync_tx_kick(g);
+		return;
+	}
+	/*
+	 * Nothing it asks for has left us yet: we may still wait in an
+	 * earlier step, and have sent it nothing for a while. Say what we
+	 * hold of its stream instead, so that it hears we are alive and does
+	 * not time us out (a probe of a stream that has not started is how
+	 * it asks). The STATUS is smaller than the NACK, and NACKs are rate
+	 * limited per peer.
+	 */
+	if (work)
+		gsync_send_status(g, op, s, r);
 }
 
 static void gsync_rx_status(struct gsync_group *g, struct gsync_op *op,
@@ -334,7 +350,7 @@ static void gsync_rx_poll(struct gsync_group *g, struct gsync_op *op,
 	 */
 	c->sender_done = true;
 	c->highest = c->nchunks;
-	gsync_send_nack(g, op, s, c);
+	gsync_send_nack(g, op, s, c, false);
 }
 
 static void gsync_rx_abort(struct gsync_group *g, struct gsync_op *op,

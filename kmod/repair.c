@@ -5,7 +5,9 @@
  * repeat: ranges of missing chunks) when a stream has stalled for a repair
  * interval, or when its sender POLLs after finishing the step; a stream
  * nothing has arrived from is asked for only once its sender has been
- * silent towards us for a quarter of op_timeout_ms. Senders keep
+ * silent towards us for a quarter of op_timeout_ms (a probe). A peer
+ * probed for a stream it has not started (it still waits in an earlier
+ * step) answers with a STATUS, so a live peer is heard. Senders keep
  * their values until every receiver of every step has acknowledged them
  * with a STATUS, POLLing (with backoff) until then. An operation fails
  * with ETIMEDOUT when a peer it still waits for has sent nothing at all
@@ -56,22 +58,53 @@ unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_nack_ranges);
 
-/* Ask the sender of stream c (step s) for what we lack. Under the lock. */
+/*
+ * How long a peer we wait for may be silent towards us before we probe it
+ * (see gsync_repair_step()): a quarter of op_timeout_ms, at least 16 repair
+ * intervals, and at most half the timeout, so that a live peer is asked,
+ * and can answer, before we would time it out.
+ */
+static unsigned long gsync_probe_after(struct gsync_group *g)
+{
+	unsigned long timeout = msecs_to_jiffies(g->cfg.op_timeout_ms);
+
+	return min(max(16 * msecs_to_jiffies(g->cfg.repair_ms), timeout / 4),
+		   timeout / 2);
+}
+
+/*
+ * Ask the sender of stream c (step s) for what we lack. A probe also asks
+ * for everything beyond the highest chunk seen: the sender resends what it
+ * sent of it, or, if it has sent none, answers with a STATUS. Under the
+ * lock.
+ */
 void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
-		     unsigned int s, struct gsync_contrib *c)
+		     unsigned int s, struct gsync_contrib *c, bool probe)
 {
 	struct {
 		struct gsync_wire_nack n;
 		struct gsync_wire_range ranges[GSYNC_WIRE_MAX_RANGES];
 	} *p;
-	unsigned long holdoff;
+	unsigned long holdoff, now = jiffies;
 	unsigned int nr;
 
-	if (c->complete || !c->expects || time_before(jiffies, c->next_nack))
+	if (c->complete || !c->expects)
+		return;
+	/*
+	 * A probe keeps its own pace: held off behind the NACKs of a stalled
+	 * stream, it could leave a live peer unasked until it times out. Not
+	 * due yet, it is an ordinary NACK.
+	 */
+	if (probe && c->next_probe && time_before(now, c->next_probe))
+		probe = false;
+	/* A stream not begun is asked for by a probe, or after its POLL. */
+	if (!probe && (time_before(now, c->next_nack) ||
+		       (!c->nchunks && !c->sender_done)))
 		return;
 	p = kzalloc(sizeof(*p), GFP_ATOMIC);
 	if (!p)
 		return;
+	nr = 0;
 	if (c->nchunks) {
 		/*
 		 * Gaps below the highest chunk seen are losses; beyond it the
@@ -80,11 +113,13 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 		nr = gsync_nack_ranges(c->have, c->sender_done ? c->nchunks :
 				       c->highest, p->ranges,
 				       GSYNC_WIRE_MAX_RANGES);
-	} else {
-		/* Nothing yet: we do not know its chunk count. */
-		p->ranges[0].first = 0;
-		p->ranges[0].count = cpu_to_be32(GSYNC_WIRE_RANGE_ALL);
-		nr = 1;
+	}
+	if (!c->nchunks || (probe && !c->sender_done &&
+			    nr < GSYNC_WIRE_MAX_RANGES)) {
+		/* The rest, of a chunk count we may not know yet. */
+		p->ranges[nr].first = cpu_to_be32(c->nchunks ? c->highest : 0);
+		p->ranges[nr].count = cpu_to_be32(GSYNC_WIRE_RANGE_ALL);
+		nr++;
 	}
 	p->n.target_rank = cpu_to_be16(c->rank);
 	p->n.nranges = cpu_to_be16(nr);
@@ -93,12 +128,18 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 		g->stats.nacks_sent++;
 		trace_gsync_nack_send(g, op, s, c->rank, p->ranges, NULL, 0,
 				      nr);
-		c->nack_sent_at = jiffies ? jiffies : 1;
+		c->nack_sent_at = now ? now : 1;
 	}
 	/* Give a repair time to arrive: a round trip, at least repair_ms. */
 	holdoff = max_t(unsigned long, msecs_to_jiffies(g->cfg.repair_ms),
 			2 * g->srtt[c->rank]);
-	c->next_nack = jiffies + (holdoff << c->nack_backoff);
+	c->next_nack = now + (holdoff << c->nack_backoff);
+	/*
+	 * Unanswered, a probe is repeated at half its interval: at least
+	 * twice before the peer would time out.
+	 */
+	if (probe)
+		c->next_probe = now + max(1UL, gsync_probe_after(g) / 2);
 	if (c->nack_backoff < GSYNC_MAX_BACKOFF)
 		c->nack_backoff++;
 	kfree(p);
@@ -164,16 +205,6 @@ static unsigned long gsync_peer_heard(struct gsync_group *g,
 	return last;
 }
 
-/*
- * How long a silent peer's stream of which nothing arrived waits before we
- * ask for it: a quarter of op_timeout_ms, and at least 16 repair intervals.
- */
-static unsigned long gsync_probe_after(struct gsync_group *g)
-{
-	return max(16 * msecs_to_jiffies(g->cfg.repair_ms),
-		   msecs_to_jiffies(g->cfg.op_timeout_ms) / 4);
-}
-
 /* Repair duties for the streams of step s. Under the lock. */
 static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 			      unsigned int s, unsigned long now)
@@ -181,6 +212,7 @@ static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 	unsigned long interval = msecs_to_jiffies(g->cfg.repair_ms);
 	struct gsync_step *st = &op->step[s];
 	unsigned int j;
+	bool probe;
 
 	if (op->state == GSYNC_OPS_OPEN && st->receives) {
 		for (j = 0; j < st->q->nmembers; j++) {
@@ -189,23 +221,24 @@ static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 			if (!c->expects || c->complete)
 				continue;
 			/*
-			 * Nothing at all from it: it may not have started this
-			 * step (an owner waits for its block), or its first
-			 * chunks are on the way. Its POLL, repeated until we
-			 * acknowledge, says when it is done; a NACK before then
-			 * would only make it resend what is in flight. Only a
-			 * peer silent towards us for a quarter of the timeout
-			 * is asked (it may have let the operation go after a
-			 * forged STATUS: then it answers with an ABORT).
+			 * Nothing (more) from it: it may not have reached this
+			 * step or block yet (an owner waits for its block), or
+			 * the next chunks are on the way. Its POLL, repeated
+			 * until we acknowledge, says when it is done; a NACK
+			 * for chunks not sent yet would only make it resend
+			 * what is in flight. A peer silent towards us (nothing
+			 * at all, for any step) for a quarter of the timeout is
+			 * probed: it resends, answers with a STATUS if it has
+			 * not sent any of it yet, or with an ABORT if it let
+			 * the operation go (after a forged STATUS).
 			 */
-			if (!c->nchunks &&
-			    time_before(now, gsync_peer_heard(g, op, c->rank) +
-					gsync_probe_after(g)))
+			probe = !time_before(now, gsync_peer_heard(g, op,
+								   c->rank) +
+					     gsync_probe_after(g));
+			if (!probe && (!c->nchunks ||
+				       time_before(now, c->last_rx + interval)))
 				continue;
-			/* A stream still flowing is not asked yet. */
-			if (c->nchunks && time_before(now, c->last_rx + interval))
-				continue;
-			gsync_send_nack(g, op, s, c);
+			gsync_send_nack(g, op, s, c, probe);
 		}
 	}
 	if (op->retained && st->sends && st->tx_done &&

@@ -12,6 +12,6 @@ unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
 void gsync_send_status(struct gsync_group *g, struct gsync_op *op,
 		       unsigned int s, int dest);
 void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
-		     unsigned int s, struct gsync_contrib *c);
+		     unsigned int s, struct gsync_contrib *c, bool probe);
 
 #endif /* GSYNC_REPAIR_H */
