@@ -435,9 +435,11 @@ bool gsync_op_releasable(struct gsync_group *g, struct gsync_op *op)
 
 /*
  * Our values can go once the operation is over here and every peer we
- * send to holds them, or has had op_timeout_ms to ask for them again. A
- * failed operation is kept as long, so peers that ask can be told it
- * failed. Under the lock.
+ * send to holds them, or has had op_timeout_ms since we last sent a chunk
+ * for the first time to ask for them again (the operation can be over here
+ * long before a paced step has reached a slower peer: see
+ * gsync_tx_pick_new()). A failed operation is kept as long, so peers that
+ * ask can be told it failed. Under the lock.
  */
 void gsync_op_unretain(struct gsync_group *g, struct gsync_op *op)
 {

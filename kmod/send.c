@@ -207,6 +207,13 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 	}
 	if (!test_bit(b, op->ready[st->src]))
 		return false;
+	/*
+	 * Done here, still sending: receivers get op_timeout_ms from each
+	 * new chunk to ask for what they lack (see gsync_op_unretain()).
+	 */
+	if (op->state == GSYNC_OPS_DONE)
+		op->retain_until = jiffies +
+				   msecs_to_jiffies(g->cfg.op_timeout_ms);
 	p->tx_chunk = st->tx_chunk;
 	p->tx_dest = st->tx_dest;
 	p->dest = gsync_step_dest(g, op, s, b, st->tx_dest);
