@@ -14,7 +14,7 @@ from typing import Optional
 # What an operation status means for an all-reduce (libgsync's
 # gsync_strerror() wording, so C and Python users read the same thing).
 _MEANING = {
-    _errno.ETIMEDOUT: "a peer did not deliver its contribution within op_timeout_ms",
+    _errno.ETIMEDOUT: "a peer the operation waits for sent nothing for op_timeout_ms",
     _errno.EPROTO: "ranks disagreed on length, dtype, op or schedule of this operation",
     _errno.ECONNABORTED: "a peer aborted the operation",
 }
@@ -47,8 +47,9 @@ def _rebuild(cls, err, message, seq):
 
 
 class GsyncTimeout(GsyncError, TimeoutError):
-    """ETIMEDOUT: a peer did not deliver its data within ``op_timeout_ms``
-    (a dead or partitioned rank, or ranks that submit too far apart)."""
+    """ETIMEDOUT: a peer the operation waits for sent nothing for
+    ``op_timeout_ms`` (a dead or partitioned rank, or ranks that submit too
+    far apart)."""
 
 
 class GsyncMismatch(GsyncError):

@@ -272,7 +272,7 @@ struct gsync_op_desc {
  * how it ended. On success the data is the reduced buffer (MSG_TRUNC if the
  * buffer given was too small). On failure status is a positive errno, the
  * message has no data, and the operation is over on this rank:
- *   ETIMEDOUT   a peer did not deliver its data within op_timeout_ms
+ *   ETIMEDOUT   a peer it waits for sent nothing for op_timeout_ms
  *   EPROTO      ranks disagreed on length, dtype or op for this seq
  *   ECONNABORTED a peer aborted the operation
  *   ECONNRESET  a peer closed its socket (or its process exited) with the

@@ -79,7 +79,7 @@ GSYNC_EXPORT const char *gsync_strerror(int err)
 	case 0:
 		return "success";
 	case ETIMEDOUT:
-		return "a peer did not deliver its contribution within "
+		return "a peer the operation waits for sent nothing for "
 		       "op_timeout_ms (operation failed)";
 	case EPROTO:
 		return "ranks disagreed on length, dtype or op for this "
