@@ -267,6 +267,39 @@ def parse_endpoint(text):
     return host.strip("[]"), int(port)
 
 
+def verify(a, n, check, digest):
+    """Compare one operation's result with the reference; 1 if it differs."""
+    tag, seq, dtype, op, nelem, blob, data, mylen = check
+    bufs = [make_buffer(a.seed, seq, r, dtype, nelem, a.specials)
+            for r in range(n)]
+    e = ELEM[dtype]
+    if nelem <= a.check_sample:
+        idx = None
+    else:
+        rnd = random.Random(seq)
+        idx = sorted(set(rnd.randrange(nelem) for _ in range(a.check_sample))
+                     | {0, nelem - 1})
+    if blob:
+        ref = lambda bb: gsched.reference(  # noqa: E731
+            blob, bb, dtype, op, reference, SUM, AVG, MIN, MAX)
+    else:
+        ref = lambda bb: reference(bb, dtype, op)  # noqa: E731
+    if idx is None:
+        want = ref(bufs)
+        got = data
+    else:
+        want = b"".join(ref([b[i*e:(i+1)*e] for b in bufs]) for i in idx)
+        got = b"".join(data[i*e:(i+1)*e] for i in idx)
+    digest.update(data)
+    if got != want or len(data) != mylen:
+        bad = next((i for i in range(0, min(len(got), len(want)), e)
+                    if got[i:i+e] != want[i:i+e]), None)
+        print(f"# {tag}: result differs from the reference "
+              f"(len {len(data)}/{mylen}, first bad byte {bad})")
+        return 1
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -289,6 +322,9 @@ def main():
     run.add_argument("--window", type=int, default=0)
     run.add_argument("--rate", type=int, default=0, help="pacing, bytes/s")
     run.add_argument("--ifindex", default="eth0")
+    run.add_argument("--check-at-end", action="store_true",
+                     help="check results after the last operation, not between "
+                     "operations (the check's time does not skew submissions)")
     run.add_argument("--check-sample", type=int, default=8192,
                      help="check every element up to this many, else a sample")
     run.add_argument("--expect-status", default="0",
@@ -339,7 +375,7 @@ def main():
     switches = {int(x.split(":", 1)[0]): x.split(":", 1)[1] for x in a.switch}
     if a.schedule:
         switches.setdefault(1, a.schedule)
-    seq, failures, digest = 1, 0, hashlib.sha256()
+    seq, failures, digest, checks = 1, 0, hashlib.sha256(), []
     want_list = [{int(y) for y in x.split("/")} for x in a.expect_status.split(",")]
     for it in range(a.iters):
         for dname in a.dtypes.split(","):
@@ -380,36 +416,13 @@ def main():
                         print(f"# {tag}: status {status}, want {'/'.join(map(str, sorted(want_status)))}")
                         failures += 1
                     elif status == 0:
-                        bufs = [make_buffer(a.seed, seq, r, dtype, nelem, a.specials)
-                                for r in range(n)]
-                        e = ELEM[dtype]
-                        if nelem <= a.check_sample:
-                            idx = None
-                        else:
-                            rnd = random.Random(seq)
-                            idx = sorted(set(rnd.randrange(nelem) for _ in range(a.check_sample))
-                                         | {0, nelem - 1})
-                        if blob:
-                            ref = lambda bb: gsched.reference(  # noqa: E731
-                                blob, bb, dtype, op, reference, SUM, AVG, MIN, MAX)
-                        else:
-                            ref = lambda bb: reference(bb, dtype, op)  # noqa: E731
-                        if idx is None:
-                            want = ref(bufs)
-                            got = data
-                        else:
-                            want = b"".join(ref([b[i*e:(i+1)*e] for b in bufs])
-                                            for i in idx)
-                            got = b"".join(data[i*e:(i+1)*e] for i in idx)
-                        if got != want or len(data) != len(mine):
-                            bad = next((i for i in range(0, min(len(got), len(want)), e)
-                                        if got[i:i+e] != want[i:i+e]), None)
-                            print(f"# {tag}: result differs from the reference "
-                                  f"(len {len(data)}/{len(mine)}, first bad byte {bad})")
-                            failures += 1
-                        digest.update(data)
+                        checks.append((tag, seq, dtype, op, nelem, blob, data, len(mine)))
+                        if not a.check_at_end:
+                            failures += verify(a, n, checks.pop(), digest)
                     print(f"# {tag}: {dt*1000:.1f} ms status {status}")
                     seq += 1
+    for c in checks:
+        failures += verify(a, n, c, digest)
     st = stats(s)
     print("# stats " + " ".join(f"{k}={v}" for k, v in st.items() if v))
     print(f"digest {digest.hexdigest()}")
