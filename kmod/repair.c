@@ -3,13 +3,14 @@
  * Loss repair and timeouts, per stream (a sender's packets in one step of
  * an operation). Receivers ask for what they lack with NACKs (selective
  * repeat: ranges of missing chunks) when a stream has stalled for a repair
- * interval, or when its sender POLLs after finishing the step; a stream
- * nothing has arrived from is asked for only once its sender has been
- * silent towards us for a quarter of op_timeout_ms (a probe). A peer
- * probed for a stream it has not started (it still waits in an earlier
+ * interval, or when its sender POLLs after finishing the step. A sender
+ * silent towards us for a quarter of op_timeout_ms is probed: asked for
+ * the gaps and the rest of each of its streams we lack, on a timer of its
+ * own; one with nothing of that to resend (it still waits in an earlier
  * step) answers with a STATUS, so a live peer is heard. Senders keep
  * their values until every receiver of every step has acknowledged them
- * with a STATUS, POLLing (with backoff) until then. An operation fails
+ * with a STATUS, POLLing (with backoff) until then, or until op_timeout_ms
+ * after the last chunk they sent for the first time. An operation fails
  * with ETIMEDOUT when a peer it still waits for has sent nothing at all
  * (no packet of any kind, for any operation) for op_timeout_ms, so a dead
  * rank is detected while the others make progress; an ABORT tells the
