@@ -302,11 +302,13 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 	 * Nothing it asks for has left us yet: we may still wait in an
 	 * earlier step, and have sent it nothing for a while. Say what we
 	 * hold of its stream instead, so that it hears we are alive and does
-	 * not time us out (a probe of a stream that has not started is how
-	 * it asks). The STATUS is smaller than the NACK, and NACKs are rate
-	 * limited per peer.
+	 * not time us out (a probe is how it asks). One STATUS, about the
+	 * size of the NACK, per NACK, and NACKs are rate limited per peer.
+	 * An operation that failed here (and was not told to peers: see
+	 * gsync_rx_tell_failed()) will send nothing more: say nothing, and
+	 * let the peer time it out.
 	 */
-	if (work)
+	if (work && op->state != GSYNC_OPS_FAILED)
 		gsync_send_status(g, op, s, r);
 }
 

@@ -129,21 +129,27 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 		g->stats.nacks_sent++;
 		trace_gsync_nack_send(g, op, s, c->rank, p->ranges, NULL, 0,
 				      nr);
-		c->nack_sent_at = now ? now : 1;
+		/* A probe is mostly answered by a STATUS: no RTT sample. */
+		if (!probe)
+			c->nack_sent_at = now ? now : 1;
+	}
+	kfree(p);
+	if (probe) {
+		/*
+		 * Unanswered, a probe is repeated at half its interval: twice
+		 * or more before the peer would time out, if repair_ms is
+		 * small against op_timeout_ms. The NACKs' hold-off and backoff
+		 * are left to repairs.
+		 */
+		c->next_probe = now + max(1UL, gsync_probe_after(g) / 2);
+		return;
 	}
 	/* Give a repair time to arrive: a round trip, at least repair_ms. */
 	holdoff = max_t(unsigned long, msecs_to_jiffies(g->cfg.repair_ms),
 			2 * g->srtt[c->rank]);
 	c->next_nack = now + (holdoff << c->nack_backoff);
-	/*
-	 * Unanswered, a probe is repeated at half its interval: at least
-	 * twice before the peer would time out.
-	 */
-	if (probe)
-		c->next_probe = now + max(1UL, gsync_probe_after(g) / 2);
 	if (c->nack_backoff < GSYNC_MAX_BACKOFF)
 		c->nack_backoff++;
-	kfree(p);
 }
 
 /*
