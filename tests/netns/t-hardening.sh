@@ -62,8 +62,11 @@ for r in 0 1; do
 		grep -qx 'result seq 1 status 104' "$tmp/m$r"
 	gs_diag < "$tmp/m$r"
 done
-gs_ok "survivors failed within 5 s of the kill, op_timeout 20 s (${ms} ms)" \
-	test "$ms" -lt 5000
+# The time includes the three processes' exit: 4.6 and 5.7 s were seen on
+# the debug kernel, where the status (104, not 110) shows the ABORT did it.
+lim=$(gs_pick 5000 10000)
+gs_ok "survivors failed within $(( lim / 1000 )) s of the kill, op_timeout 20 s (${ms} ms)" \
+	test "$ms" -lt "$lim"
 
 # A POLL for an operation the receiver already released (its STATUS was
 # lost) is answered at once, so the sender frees its window slot instead of
