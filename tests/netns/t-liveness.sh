@@ -18,6 +18,16 @@ gs_islands_up 4
 gs_ms() { sed -n 's/.*seq 1 fp32 sum .*: \([0-9]*\)\.[0-9] ms status 0$/\1/p' "$1/rank$2"; }
 # gs_no_failure DIR: no rank counted a failed operation or a timeout.
 gs_no_failure() { ! grep -h '^# stats' "$1"/rank* | grep -qE ' (ops_failed|timeouts)='; }
+# gs_waited DIR CASE MS: no failure counted, and ranks 0 and 2 (the ones
+# that wait for rank 1) took MS or more, so the wait outlasted the timeout.
+gs_waited() {
+	local r ms
+	gs_ok "$2: no failure or timeout counted" gs_no_failure "$1"
+	for r in 0 2; do
+		ms=$(gs_ms "$1" "$r")
+		gs_ok "$2: rank $r waited $3 ms or more (${ms:-no} ms)" test "${ms:-0}" -ge "$3"
+	done
+}
 
 # 1. Streams that have not started. Rank 0 holds no block of the column
 # round until rank 1's whole row stream is in (8 blocks at 250 kB/s, after
@@ -29,12 +39,7 @@ GS_RANK_ARGS=("" "--rate $(gs_pick 250000 50000)")
 gs_group "$tmp/a" "waiting in round 1 for 4 timeouts, no rank is timed out" \
 	--members "$(gs_members 4 7000)" --mcast 239.77.2.1:7100 --dtypes fp32 \
 	--ops sum --sizes 131072 --timeout-ms "$to" --schedule "$tmp/grid"
-gs_ok "streams not started: no failure or timeout counted" gs_no_failure "$tmp/a"
-for r in 0 2; do
-	ms=$(gs_ms "$tmp/a" "$r")
-	gs_ok "streams not started: rank $r waited $((3 * to)) ms or more (${ms:-no} ms)" \
-		test "${ms:-0}" -ge $((3 * to))
-done
+gs_waited "$tmp/a" "streams not started" $((3 * to))
 
 # 2. Streams that stopped. With 16 KiB blocks at 16 kB/s and op_timeout_ms
 # 400, rank 1's row stream to rank 0 begins, then stops for seconds while
@@ -49,11 +54,6 @@ gs_group "$tmp/b" "streams stopped for several timeouts, no rank is timed out" \
 	--members "$(gs_members 4 7001)" --mcast 239.77.2.2:7101 --dtypes fp32 \
 	--ops sum --sizes 16384 --timeout-ms "$to" --schedule "$tmp/grid16"
 GS_RANK_ARGS=()
-gs_ok "streams that stopped: no failure or timeout counted" gs_no_failure "$tmp/b"
-for r in 0 2; do
-	ms=$(gs_ms "$tmp/b" "$r")
-	gs_ok "streams that stopped: rank $r waited $((10 * to)) ms or more (${ms:-no} ms)" \
-		test "${ms:-0}" -ge $((10 * to))
-done
+gs_waited "$tmp/b" "streams that stopped" $((10 * to))
 rm -rf "$tmp"
 exit $GS_FAILED
