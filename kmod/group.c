@@ -195,6 +195,7 @@ static void gsync_group_free(struct gsync_group *g)
 	kfree(g->srtt);
 	kfree(g->ctl_tokens);
 	kfree(g->ctl_refill);
+	kfree(g->ctrl_answers);
 	kfree(g->heard);
 	kfree(g->members);
 	kfree(g);
@@ -230,10 +231,12 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 				GFP_KERNEL_ACCOUNT);
 	g->ctl_refill = kcalloc(j.nranks, sizeof(*g->ctl_refill),
 				GFP_KERNEL_ACCOUNT);
+	g->ctrl_answers = kcalloc(j.nranks, sizeof(*g->ctrl_answers),
+				  GFP_KERNEL_ACCOUNT);
 	g->heard = kcalloc(j.nranks, sizeof(*g->heard), GFP_KERNEL_ACCOUNT);
 	err = -ENOMEM;
 	if (!g->members || !g->peer_sa || !g->srtt || !g->ctl_tokens ||
-	    !g->ctl_refill || !g->heard)
+	    !g->ctl_refill || !g->ctrl_answers || !g->heard)
 		goto err_free;
 	err = -EFAULT;
 	if (copy_from_sockptr_offset(g->members, optval, sizeof(j),

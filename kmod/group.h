@@ -164,6 +164,7 @@ struct gsync_ctrl {
 	struct list_head node;
 	/* rank, or -1 for the multicast group (every peer in unicast mode) */
 	int dest;
+	bool answer;			/* answers dest's packet (send.c) */
 	unsigned int len;
 	u8 data[];			/* header + payload */
 };
@@ -180,6 +181,8 @@ struct gsync_group {
 	/* lock: [nranks] NACK/POLL token bucket per peer (receive.c) */
 	u32 *ctl_tokens;
 	unsigned long *ctl_refill;
+	/* lock: [nranks] entries of ctrl_q answering each peer (send.c) */
+	u16 *ctrl_answers;
 	union gsync_sockaddr *peer_sa;	/* [nranks], ready for sendmsg */
 	union gsync_sockaddr mcast_sa;
 	int family;			/* AF_INET or AF_INET6 */

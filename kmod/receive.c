@@ -203,7 +203,7 @@ static bool gsync_rx_tell_failed(struct gsync_group *g, struct gsync_op *op,
 	if (!gsync_op_keeps_failure(op))
 		return false;
 	a.error = cpu_to_be32(-op->status);
-	gsync_ctrl_queue(g, r, GSYNC_PKT_ABORT, op, 0, &a, sizeof(a));
+	gsync_ctrl_answer(g, r, GSYNC_PKT_ABORT, op, 0, &a, sizeof(a));
 	return true;
 }
 
@@ -433,9 +433,9 @@ static void gsync_rx_answer_stale(struct gsync_group *g,
 	h.round = pkt->round;
 	h.sched_tag = pkt->sched_tag;
 	if (poll)
-		gsync_ctrl_queue_hdr(g, r, &h, &st, sizeof(st));
+		gsync_ctrl_answer_hdr(g, r, &h, &st, sizeof(st));
 	else
-		gsync_ctrl_queue_hdr(g, r, &h, &a, sizeof(a));
+		gsync_ctrl_answer_hdr(g, r, &h, &a, sizeof(a));
 }
 
 /*

@@ -153,8 +153,9 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 }
 
 /*
- * Tell rank dest which streams of step s we hold complete; dest -1: every
- * member of the step's clique (one multicast when the group has it).
+ * Tell rank dest which streams of step s we hold complete, answering its
+ * NACK or POLL; dest -1: every member of the step's clique (one multicast
+ * when the group has it), of our own accord.
  */
 void gsync_send_status(struct gsync_group *g, struct gsync_op *op,
 		       unsigned int s, int dest)
@@ -171,9 +172,13 @@ void gsync_send_status(struct gsync_group *g, struct gsync_op *op,
 			w.complete[r / 8] |= 1U << (r % 8);
 		}
 	}
-	if (dest >= 0 || !g->unicast) {
-		gsync_ctrl_queue(g, dest, GSYNC_PKT_STATUS, op, s, &w,
-				 sizeof(w));
+	if (dest >= 0) {
+		gsync_ctrl_answer(g, dest, GSYNC_PKT_STATUS, op, s, &w,
+				  sizeof(w));
+		return;
+	}
+	if (!g->unicast) {
+		gsync_ctrl_queue(g, -1, GSYNC_PKT_STATUS, op, s, &w, sizeof(w));
 		return;
 	}
 	for (j = 0; j < st->q->nmembers; j++)

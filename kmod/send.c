@@ -11,8 +11,9 @@
  *
  * Locking: packets are chosen and copied into g->txbuf under
  * gsync_group.lock, then sent without it (kernel_sendmsg may sleep). The
- * tx work is the only user of g->txbuf. gsync_tx_kick() and
- * gsync_ctrl_queue() may be called from any context with the lock held.
+ * tx work is the only user of g->txbuf. gsync_tx_kick(), gsync_ctrl_queue()
+ * and gsync_ctrl_answer() may be called from any context with the lock
+ * held.
  */
 #include <linux/math64.h>
 #include <linux/slab.h>
@@ -60,36 +61,33 @@ static void gsync_wire_contrib(struct gsync_group *g, struct gsync_wire_hdr *h,
 }
 
 /*
- * Queue a control packet about step s of op (0 for ABORT) for rank dest
- * (-1: every peer). Under the lock.
+ * How many entries of the control queue may answer one peer's packets
+ * (STATUS for its NACKs and POLLs, ABORT for what it asks about a failed or
+ * released operation). The answers to all peers together hold at most half
+ * the queue, so a peer, or whoever forges its address, cannot crowd out
+ * our own NACKs, POLLs and ABORTs to the others. Its token bucket bounds
+ * the work its packets cost; this bounds the queue they take.
  */
-int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
-		     const struct gsync_op *op, unsigned int s,
-		     const void *payload, unsigned int payload_len)
+static unsigned int gsync_ctrl_answer_cap(const struct gsync_group *g)
 {
-	struct gsync_wire_hdr h;
-
-	gsync_wire_fill(g, &h, type, op->seq, op->dtype, op->redop);
-	h.round = cpu_to_be16(s);
-	h.sched_tag = cpu_to_be64(op->sched->tag);
-	if (type == GSYNC_PKT_POLL)
-		gsync_wire_contrib(g, &h, op);
-	return gsync_ctrl_queue_hdr(g, dest, &h, payload, payload_len);
+	return max_t(unsigned int, 2, GSYNC_CTRL_MAX / 2 / g->cfg.nranks);
 }
 
-/*
- * Queue a control packet with header h (payload_len is filled in) for rank
- * dest (-1: every peer). Under the lock.
- */
-int gsync_ctrl_queue_hdr(struct gsync_group *g, int dest,
-			 const struct gsync_wire_hdr *hdr,
-			 const void *payload, unsigned int payload_len)
+/* Queue a control packet; answer: it answers rank dest's packet. */
+static int gsync_ctrl_add(struct gsync_group *g, int dest, bool answer,
+			  const struct gsync_wire_hdr *hdr,
+			  const void *payload, unsigned int payload_len)
 {
 	struct gsync_wire_hdr *h;
 	struct gsync_ctrl *c;
 
 	if (g->dead || g->ctrl_len >= GSYNC_CTRL_MAX)
 		return -ENOBUFS;
+	if (answer && g->ctrl_answers[dest] >= gsync_ctrl_answer_cap(g)) {
+		g->stats.drops[GSYNC_DROP_RATELIMIT]++;
+		trace_gsync_drop(g, GSYNC_DROP_RATELIMIT);
+		return -ENOBUFS;
+	}
 	c = kmalloc(sizeof(*c) + sizeof(*h) + payload_len, GFP_ATOMIC);
 	if (!c)
 		return -ENOMEM;
@@ -98,11 +96,64 @@ int gsync_ctrl_queue_hdr(struct gsync_group *g, int dest,
 	h->payload_len = cpu_to_be32(payload_len);
 	memcpy(c->data + sizeof(*h), payload, payload_len);
 	c->dest = dest;
+	c->answer = answer;
 	c->len = sizeof(*h) + payload_len;
 	list_add_tail(&c->node, &g->ctrl_q);
 	g->ctrl_len++;
+	if (answer)
+		g->ctrl_answers[dest]++;
 	gsync_tx_kick(g);
 	return 0;
+}
+
+static void gsync_ctrl_hdr(struct gsync_group *g, struct gsync_wire_hdr *h,
+			   u8 type, const struct gsync_op *op, unsigned int s)
+{
+	gsync_wire_fill(g, h, type, op->seq, op->dtype, op->redop);
+	h->round = cpu_to_be16(s);
+	h->sched_tag = cpu_to_be64(op->sched->tag);
+	if (type == GSYNC_PKT_POLL)
+		gsync_wire_contrib(g, h, op);
+}
+
+/*
+ * Queue a control packet of ours about step s of op (0 for ABORT) for rank
+ * dest (-1: every peer). Under the lock.
+ */
+int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
+		     const struct gsync_op *op, unsigned int s,
+		     const void *payload, unsigned int payload_len)
+{
+	struct gsync_wire_hdr h;
+
+	gsync_ctrl_hdr(g, &h, type, op, s);
+	return gsync_ctrl_add(g, dest, false, &h, payload, payload_len);
+}
+
+/*
+ * Queue the answer to a packet from rank dest about step s of op, within
+ * dest's share of the queue (gsync_ctrl_answer_cap()); one over it is not
+ * queued and counts as drop_ratelimit. Under the lock.
+ */
+int gsync_ctrl_answer(struct gsync_group *g, unsigned int dest, u8 type,
+		      const struct gsync_op *op, unsigned int s,
+		      const void *payload, unsigned int payload_len)
+{
+	struct gsync_wire_hdr h;
+
+	gsync_ctrl_hdr(g, &h, type, op, s);
+	return gsync_ctrl_add(g, dest, true, &h, payload, payload_len);
+}
+
+/*
+ * The same with header hdr (payload_len is filled in), for an operation
+ * we no longer hold. Under the lock.
+ */
+int gsync_ctrl_answer_hdr(struct gsync_group *g, unsigned int dest,
+			  const struct gsync_wire_hdr *hdr,
+			  const void *payload, unsigned int payload_len)
+{
+	return gsync_ctrl_add(g, dest, true, hdr, payload, payload_len);
 }
 
 /* Build DATA for chunk c of step s into txbuf; returns the packet length. */
@@ -237,6 +288,8 @@ static bool gsync_tx_pick(struct gsync_group *g, struct gsync_tx_pick *p)
 		p->ctrl = list_first_entry(&g->ctrl_q, struct gsync_ctrl, node);
 		list_del(&p->ctrl->node);
 		g->ctrl_len--;
+		if (p->ctrl->answer)
+			g->ctrl_answers[p->ctrl->dest]--;
 		p->dest = p->ctrl->dest;
 		return true;
 	}
@@ -277,6 +330,8 @@ static void gsync_tx_unpick(struct gsync_group *g, struct gsync_tx_pick *p)
 	if (p->ctrl) {
 		list_add(&p->ctrl->node, &g->ctrl_q);
 		g->ctrl_len++;
+		if (p->ctrl->answer)
+			g->ctrl_answers[p->ctrl->dest]++;
 		return;
 	}
 	st = &p->op->step[p->step];

@@ -203,8 +203,10 @@ enum gsync_drop_reason {
 	GSYNC_DROP_NOMEM,	/* no memory or over the receive budget */
 	GSYNC_DROP_CLIQUE,	/* for other ranks in this step of a schedule */
 	/*
-	 * NACK/POLL over the peer's rate, or a NACK asking for more
-	 * retransmission than GSYNC_RTX_FACTOR times what we send it
+	 * NACK/POLL over the peer's rate, a NACK asking for more
+	 * retransmission than GSYNC_RTX_FACTOR times what we send it, or an
+	 * answer to the peer (STATUS, ABORT) not queued because its answers
+	 * already hold their share of the control queue
 	 */
 	GSYNC_DROP_RATELIMIT,
 	GSYNC_DROP_MAX,
