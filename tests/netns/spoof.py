@@ -12,19 +12,28 @@
                               are all the float F (what a forger sent)
           wait NAME VALUE     until counter NAME (GSYNC_STATS) is VALUE ->
                               "reached NAME VALUE" (or "stuck NAME AT")
+          atleast NAME VALUE  the same, until it is VALUE or more (for a
+                              counter a flood keeps moving; tries 4x longer)
+          rate BPS            set GSYNC_PACING_RATE -> "rate BPS"
           get NAME            -> "NAME VALUE"
           chunk               -> "chunk_bytes B" (GSYNC_INFO)
     spoof.py forge KIND SRC DST GROUP SEQ N CB [COUNT]
         send COUNT (default 1) packets of KIND (data, poll, nack, status,
-        abort) about operation SEQ (fp32 sum of N elements, chunks of CB
-        bytes) from SRC (ADDR:PORT, a member's endpoint: the IP source is
-        forged with a raw socket) to DST (ADDR:PORT); rank 1 forges to
-        rank 0, so NACK and STATUS name rank 0.
+        abort, nack-tail) about operation SEQ (fp32 sum of N elements,
+        chunks of CB bytes) from SRC (ADDR:PORT, a member's endpoint: the
+        IP source is forged with a raw socket) to DST (ADDR:PORT); rank 1
+        forges to rank 0, so NACK and STATUS name rank 0. nack-tail asks
+        for the last chunk only.
+    spoof.py flood KIND SRC DST GROUP SEQ N CB
+        the same, packets without end until standard input closes; prints
+        "flooded COUNT".
 
 Waits are on counters, bounded by a number of tries (a broken kernel
 fails a check, it does not hang the test).
 """
+import errno
 import os
+import select
 import socket
 import struct
 import sys
@@ -73,15 +82,20 @@ def rank_main(rank, group, members):
             ok = rseq == seq and (status != 0 or data == want)
             print(f"result {rseq} {status} {'match' if ok else 'differs'}",
                   flush=True)
-        elif w[0] == "wait":
+        elif w[0] in ("wait", "atleast"):
             name, want = w[1], int(w[2])
-            for _ in range(3000):
+            for _ in range(3000 if w[0] == "wait" else 12000):
                 got = g.stats(s)[name]
-                if got == want:
+                if got == want or (w[0] == "atleast" and got > want):
                     break
                 time.sleep(0.01)
-            print(f"{'reached' if got == want else 'stuck'} {name} {got}",
+            done = got == want or (w[0] == "atleast" and got > want)
+            print(f"{'reached' if done else 'stuck'} {name} {got}",
                   flush=True)
+        elif w[0] == "rate":
+            s.setsockopt(g.SOL_GSYNC, g.GSYNC_PACING_RATE,
+                         struct.pack("=Q", int(w[1])))
+            print(f"rate {w[1]}", flush=True)
         elif w[0] == "get":
             print(f"{w[1]} {g.stats(s)[w[1]]}", flush=True)
         elif w[0] == "chunk":
@@ -109,7 +123,7 @@ def ip_udp(src, dst, payload):
     return iph + udp
 
 
-def forge_main(kind, src, dst, group, seq, n, cb, count):
+def forge_packet(kind, group, seq, n, cb):
     total = 4 * n
     nchunks = (total + cb - 1) // cb
     common = dict(seq=seq, total=total, nchunks=nchunks, cb=cb)
@@ -124,6 +138,10 @@ def forge_main(kind, src, dst, group, seq, n, cb, count):
         # Everything rank 0 sent us, from chunk 0 to the end.
         pl = struct.pack("!HHI", 0, 1, 0) + struct.pack("!II", 0, 0xFFFFFFFF)
         pkt = header(None, group, 2, 1, type=2, plen=len(pl), **common) + pl
+    elif kind == "nack-tail":
+        # The last chunk only: long unsent by a paced rank 0.
+        pl = struct.pack("!HHI", 0, 1, 0) + struct.pack("!II", nchunks - 1, 1)
+        pkt = header(None, group, 2, 1, type=2, plen=len(pl), **common) + pl
     elif kind == "status":
         pl = bytes([1]) + bytes(31)        # "rank 1 holds rank 0's value"
         pkt = header(None, group, 2, 1, type=3, plen=len(pl), **common) + pl
@@ -132,17 +150,47 @@ def forge_main(kind, src, dst, group, seq, n, cb, count):
         pkt = header(None, group, 2, 1, type=5, plen=len(pl), **common) + pl
     else:
         sys.exit(f"unknown kind {kind}")
+    return pkt
+
+
+def raw_frame(kind, src, dst, group, seq, n, cb):
     raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
-    frame = ip_udp(g.parse_endpoint(src), g.parse_endpoint(dst), pkt)
+    pkt = forge_packet(kind, group, seq, n, cb)
+    return raw, ip_udp(g.parse_endpoint(src), g.parse_endpoint(dst), pkt)
+
+
+def forge_main(kind, src, dst, group, seq, n, cb, count):
+    raw, frame = raw_frame(kind, src, dst, group, seq, n, cb)
     for _ in range(count):
         raw.sendto(frame, (g.parse_endpoint(dst)[0], 0))
     raw.close()
     print(f"forged {count} {kind}")
 
 
+def flood_main(kind, src, dst, group, seq, n, cb):
+    raw, frame = raw_frame(kind, src, dst, group, seq, n, cb)
+    count = 0
+    while True:
+        for _ in range(64):
+            try:
+                raw.sendto(frame, (g.parse_endpoint(dst)[0], 0))
+                count += 1
+            except OSError as e:    # a full device queue: go on
+                if e.errno != errno.ENOBUFS:
+                    raise
+        if select.select([sys.stdin], [], [], 0)[0] and \
+                not sys.stdin.readline():
+            break
+    raw.close()
+    print(f"flooded {count}", flush=True)
+
+
 def main(argv):
     if len(argv) >= 5 and argv[1] == "rank":
         rank_main(int(argv[2]), int(argv[3]), argv[4])
+    elif len(argv) == 9 and argv[1] == "flood":
+        flood_main(argv[2], argv[3], argv[4], int(argv[5]), int(argv[6]),
+                   int(argv[7]), int(argv[8]))
     elif len(argv) >= 9 and argv[1] == "forge":
         forge_main(argv[2], argv[3], argv[4], int(argv[5]), int(argv[6]),
                    int(argv[7]), int(argv[8]),

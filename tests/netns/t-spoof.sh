@@ -20,6 +20,14 @@
 #   7 forged ABORT for a future operation: that operation fails on both
 #     ranks with the forged status (ECONNRESET)
 #   8 no forgery: exact
+#   9 a flood of forged NACKs for a chunk a paced rank 0 has not sent yet,
+#     then rank 0 closes with operation 9 in flight (rank 1 submits it
+#     after the close, so rank 0 has not completed it): the STATUS answers to
+#     rank 1 take at most its share of rank 0's control queue, so the
+#     ABORT of the close is still queued and rank 1 fails with ECONNRESET
+#     (without the share the answers fill the queue, the ABORT is refused,
+#     and rank 1 learns only from answers to later forged NACKs,
+#     ECONNABORTED, or by timing out)
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 gs_islands_up 3
@@ -158,8 +166,31 @@ ask 0 submit 8 $n; ask 1 submit 8 $n
 expect 0 "result 8 0 match" "op 8: rank 0 exact" collect 8 $n
 expect 1 "result 8 0 match" "op 8: rank 1 exact" collect 8 $n
 
-exec 3>&- 5>&-
+# 9. a NACK flood while rank 0 closes
+big=262144		# 1 MiB: at 2000 B/s its last chunk leaves after ~8 min
+nr=$(val 0 nacks_received)
+expect 0 "rate 2000" "op 9: rank 0 paced at 2000 B/s" rate 2000
+ask 0 submit 9 $big	# rank 1 submits after the close: rank 0 waits for it
+mkfifo "$tmp/flood"
+# The flood must not hold the ranks' pipes open: rank 0 closes on EOF.
+gs_exec i2 python3 tests/netns/spoof.py flood nack-tail "$a1:$port" "$a0:$port" \
+	"$grp" 9 $big "$cb" < "$tmp/flood" > "$tmp/flooded" 2>&1 3>&- 4<&- 5>&- 6<&- &
+pf=$!
+exec 7> "$tmp/flood"
+# 2000 STATUS answers (96 bytes each) against ~20 a second of pacing:
+# without the share, the queue (1024) has filled.
+ask 0 atleast nacks_received $(( nr + 2000 ))
+gs_ok "op 9: rank 0 read 2000 forged NACKs or more ($ans)" test "${ans%% *}" = reached
+exec 3>&-		# rank 0 closes, operation 9 in flight, the flood going on
 wait "$p0" || gs_fail "rank 0 exited cleanly"
+exec 7>&-		# and only then the flood stops
+wait "$pf" || gs_fail "the flood ran ($(cat "$tmp/flooded"))"
+echo "# $(cat "$tmp/flooded")"
+ask 1 submit 9 $big
+expect 1 "result 9 104 match" "op 9: rank 1 is told of the close (ECONNRESET) through the flood" \
+	collect 9 $big
+
+exec 5>&-
 wait "$p1" || gs_fail "rank 1 exited cleanly"
 cat <&4 | gs_diag
 cat <&6 | gs_diag
