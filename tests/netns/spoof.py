@@ -84,12 +84,13 @@ def rank_main(rank, group, members):
                   flush=True)
         elif w[0] in ("wait", "atleast"):
             name, want = w[1], int(w[2])
-            for _ in range(3000 if w[0] == "wait" else 12000):
+            atleast = w[0] == "atleast"
+            for _ in range(12000 if atleast else 3000):
                 got = g.stats(s)[name]
-                if got == want or (w[0] == "atleast" and got > want):
+                done = got == want or (atleast and got > want)
+                if done:
                     break
                 time.sleep(0.01)
-            done = got == want or (w[0] == "atleast" and got > want)
             print(f"{'reached' if done else 'stuck'} {name} {got}",
                   flush=True)
         elif w[0] == "rate":
@@ -154,26 +155,28 @@ def forge_packet(kind, group, seq, n, cb):
 
 
 def raw_frame(kind, src, dst, group, seq, n, cb):
+    """A raw socket, the forged frame, and the address to send it to."""
     raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     pkt = forge_packet(kind, group, seq, n, cb)
-    return raw, ip_udp(g.parse_endpoint(src), g.parse_endpoint(dst), pkt)
+    to = g.parse_endpoint(dst)
+    return raw, ip_udp(g.parse_endpoint(src), to, pkt), (to[0], 0)
 
 
 def forge_main(kind, src, dst, group, seq, n, cb, count):
-    raw, frame = raw_frame(kind, src, dst, group, seq, n, cb)
+    raw, frame, to = raw_frame(kind, src, dst, group, seq, n, cb)
     for _ in range(count):
-        raw.sendto(frame, (g.parse_endpoint(dst)[0], 0))
+        raw.sendto(frame, to)
     raw.close()
     print(f"forged {count} {kind}")
 
 
 def flood_main(kind, src, dst, group, seq, n, cb):
-    raw, frame = raw_frame(kind, src, dst, group, seq, n, cb)
+    raw, frame, to = raw_frame(kind, src, dst, group, seq, n, cb)
     count = 0
     while True:
         for _ in range(64):
             try:
-                raw.sendto(frame, (g.parse_endpoint(dst)[0], 0))
+                raw.sendto(frame, to)
                 count += 1
             except OSError as e:    # a full device queue: go on
                 if e.errno != errno.ENOBUFS:
