@@ -301,8 +301,11 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	/* A restarted process takes its endpoint back from its old group. */
 	gsync_linger_takeover(gsync_net(net), &g->peer_sa[j.rank]);
 	err = gsync_udp_open(g);
-	if (err)
-		goto err_free;
+	if (err) {
+		/* Its sockets may have received already: end it properly. */
+		gsync_group_destroy(g, false);
+		return err;
+	}
 	WRITE_ONCE(g->usock->sk->sk_sndbuf, GSYNC_UDP_SNDBUF);
 
 	gsync_netstats_add(gsync_net(net), g);
@@ -368,15 +371,17 @@ void gsync_group_destroy(struct gsync_group *g, bool from_work)
 void gsync_group_close(struct gsync_group *g)
 {
 	struct gsync_wire_abort a = { .error = cpu_to_be32(ECONNRESET) };
+	struct sk_buff_head stash;
 	LIST_HEAD(to_free);
 	struct gsync_op *op;
-	bool linger;
 	u64 seq;
 
-	gsync_linger_add(g);
-
+	__skb_queue_head_init(&stash);
 	spin_lock_bh(&g->lock);
 	g->gs = NULL;
+	/* Nothing will submit the operations these packets are for. */
+	skb_queue_splice_init(&g->stash, &stash);
+	g->stash_bytes = 0;
 	for (seq = g->base_seq; seq < g->next_seq; seq++) {
 		op = gsync_slot(g, seq);
 		if (!op)
@@ -390,10 +395,10 @@ void gsync_group_close(struct gsync_group *g)
 		gsync_op_unretain(g, op);
 	}
 	gsync_group_release_slots(g, &to_free);
-	linger = gsync_linger_serving(g);
-	g->lingering = linger;
 	spin_unlock_bh(&g->lock);
 
+	__skb_queue_purge(&stash);
 	gsync_op_free_list(g, &to_free);
-	gsync_linger_decide(g, linger);
+	/* Last: once listed as lingering, g may end at any time. */
+	gsync_linger_decide(g);
 }

@@ -43,19 +43,6 @@ bool gsync_linger_serving(struct gsync_group *g)
 	return false;
 }
 
-/*
- * The socket of g is closing: list g as lingering before anything can
- * decide it is done. The caller then calls gsync_linger_decide().
- */
-void gsync_linger_add(struct gsync_group *g)
-{
-	struct gsync_net *gn = gsync_net(g->net);
-
-	mutex_lock(&gn->lock);
-	list_add_tail(&g->linger_node, &gn->lingering);
-	mutex_unlock(&gn->lock);
-}
-
 /* Take g off the lingering list; true if the caller now owns it. */
 static bool gsync_linger_take(struct gsync_net *gn, struct gsync_group *g)
 {
@@ -69,14 +56,27 @@ static bool gsync_linger_take(struct gsync_net *gn, struct gsync_group *g)
 }
 
 /*
- * After close: end g now if it serves nobody, else let it linger until the
- * repair work finds it idle. Process context, no locks held.
+ * The socket of g has closed and close is done with g: list it as
+ * lingering if it still serves peers, else end it now. Nothing else can
+ * reach g before it is listed (destroy_work needs g->lingering, the reaper
+ * and a takeover need the list), and listing is close's last touch of g:
+ * from then on the first of them to take g off the list owns it. Process
+ * context, no locks held.
  */
-void gsync_linger_decide(struct gsync_group *g, bool linger)
+void gsync_linger_decide(struct gsync_group *g)
 {
+	struct gsync_net *gn = gsync_net(g->net);
+	bool linger;
+
+	mutex_lock(&gn->lock);
+	spin_lock_bh(&g->lock);
+	linger = gsync_linger_serving(g);
+	g->lingering = linger;
+	spin_unlock_bh(&g->lock);
 	if (linger)
-		return;
-	if (gsync_linger_take(gsync_net(g->net), g))
+		list_add_tail(&g->linger_node, &gn->lingering);
+	mutex_unlock(&gn->lock);
+	if (!linger)
 		gsync_group_destroy(g, false);
 }
 

@@ -11,8 +11,7 @@ struct gsync_net;
 union gsync_sockaddr;
 
 bool gsync_linger_serving(struct gsync_group *g);
-void gsync_linger_add(struct gsync_group *g);
-void gsync_linger_decide(struct gsync_group *g, bool linger);
+void gsync_linger_decide(struct gsync_group *g);
 bool gsync_linger_check(struct gsync_group *g, bool serving);
 void gsync_linger_destroy_work(struct work_struct *work);
 void gsync_linger_reap(struct gsync_net *gn);

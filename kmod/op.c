@@ -304,7 +304,8 @@ GSYNC_EXPORT_FOR_TESTS(gsync_op_alloc);
 
 static void gsync_op_done(struct gsync_group *g, struct gsync_op *op)
 {
-	WRITE_ONCE(op->state, GSYNC_OPS_DONE);
+	/* After the result: pairs with the acquire in gsync_result_ready(). */
+	smp_store_release(&op->state, GSYNC_OPS_DONE);
 	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
 	trace_gsync_op_complete(g, op);
 	if (op->seq == g->deliver_seq)
@@ -411,7 +412,8 @@ void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err)
 	if (op->state != GSYNC_OPS_OPEN)
 		return;
 	op->status = err;
-	WRITE_ONCE(op->state, GSYNC_OPS_FAILED);
+	/* After the status: pairs with the acquire in gsync_result_ready(). */
+	smp_store_release(&op->state, GSYNC_OPS_FAILED);
 	/* Stay around to tell late peers (see gsync_rx_tell_failed()). */
 	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
 	if (err == -ETIMEDOUT)

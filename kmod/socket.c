@@ -254,12 +254,16 @@ static bool gsync_result_ready(struct gsync_group *g, u64 unused)
 {
 	struct gsync_op *op;
 	u64 seq = READ_ONCE(g->deliver_seq);
+	u8 state;
 
 	if (seq >= READ_ONCE(g->next_seq))
 		return false;
 	op = gsync_slot(g, seq);
-	return op && (READ_ONCE(op->state) == GSYNC_OPS_DONE ||
-		      READ_ONCE(op->state) == GSYNC_OPS_FAILED);
+	if (!op)
+		return false;
+	/* recvmsg then reads the result or status without the lock. */
+	state = smp_load_acquire(&op->state);
+	return state == GSYNC_OPS_DONE || state == GSYNC_OPS_FAILED;
 }
 
 /*

@@ -141,6 +141,12 @@ static int gsync_udp_join(struct gsync_group *g)
 	}
 }
 
+/*
+ * Open g's sockets. Each receives as soon as it is made, so on failure
+ * those made so far stay in g->usock and g->msock: the caller ends g with
+ * gsync_group_destroy(), which stops what their packets started (queued
+ * work, stashed packets) before it releases them.
+ */
 int gsync_udp_open(struct gsync_group *g)
 {
 	int err;
@@ -156,17 +162,8 @@ int gsync_udp_open(struct gsync_group *g)
 	err = gsync_udp_mcast_tx(g);
 	if (!err)
 		err = gsync_udp_sock(g, &g->mcast_sa, true, &g->msock);
-	if (!err) {
+	if (!err)
 		err = gsync_udp_join(g);
-		if (err) {
-			udp_tunnel_sock_release(g->msock);
-			g->msock = NULL;
-		}
-	}
-	if (err) {
-		udp_tunnel_sock_release(g->usock);
-		g->usock = NULL;
-	}
 	return err;
 }
 
