@@ -13,6 +13,11 @@ t-hardening.sh; every check waits on conditions, never on time.
     hardening.py rejoin ADDR PEER         join ADDR again after linger
     hardening.py stale-rank0 ADDR PEER    rank 0 releases operation 1 ...
     hardening.py stale-fake ADDR PEER     ... and its fake peer POLLs it
+    hardening.py close-rejoin ADDR ROUNDS close with an operation in flight
+                                          while a new JOIN on the endpoint
+                                          retries
+    hardening.py join-fail ADDR ROUNDS    JOINs failing on a taken multicast
+                                          port while a peer floods them
 """
 import errno
 import os
@@ -272,6 +277,92 @@ def rejoin(addr, peer):
     s.close()
 
 
+def close_rejoin(addr, rounds):
+    """Rank 0 of a 2-rank group whose rank 1 (a plain UDP socket) never
+    sends: rank 0 closes with a 4 MiB operation in flight, so close fails
+    it, queues an ABORT and frees its buffers while the group may already
+    linger, and meanwhile another thread JOINs the same endpoint until the
+    endpoint is free or taken over. Round after round: on the debug kernel
+    KASAN sees close, the group's own destruction and the takeover race."""
+    fake = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    fake.bind((addr, 7401))
+    members = [(addr, 7400), (addr, 7401)]
+    refused = 0
+    for i in range(rounds):
+        s = g.open_socket()
+        g.join(s, 40, 0, members, None, repair_ms=1, op_timeout_ms=600000)
+        g.submit(s, 1, bytes(4 << 20), g.FP32, g.SUM)
+        out = {}
+
+        def rejoin():
+            for tries in range(100000):
+                s2 = g.open_socket()
+                err = errno_of(g.join, s2, 41, 0, members, None)
+                s2.close()
+                if err != errno.EADDRINUSE:
+                    out["err"], out["tries"] = err, tries
+                    return
+                os.sched_yield()
+            out["err"] = errno.EADDRINUSE
+
+        t = threading.Thread(target=rejoin)
+        t.start()
+        s.close()
+        t.join()
+        refused += out.get("tries", 0)
+        if out["err"] != 0:
+            check(f"round {i}: a JOIN on the closed rank's endpoint succeeds "
+                  f"(errno {out['err']})", False)
+            return
+    check(f"{rounds} rounds: every JOIN on the endpoint of a rank closing "
+          f"with an operation in flight succeeded ({refused} EADDRINUSE "
+          "before)", True)
+    if wait_for(lambda: stats_value("mem_bytes") == 0,
+                "every group's memory is released", 1000000):
+        check("every group's memory is released", True)
+
+
+def join_fail(addr, rounds):
+    """JOINs that fail after their unicast socket is up: the multicast port
+    is taken (bound without SO_REUSEADDR), while a fake rank 1 floods the
+    rank's endpoint with DATA to stash and stale POLLs to answer. Each JOIN
+    must fail with EADDRINUSE and leave nothing behind: no work item on a
+    freed group, no stashed packet (KASAN and kmemleak on debug)."""
+    block = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    block.bind(("0.0.0.0", 7410))
+    stop = threading.Event()
+    sent = [0]
+
+    def flood():
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind((addr, 7401))
+        data = header(None, 42, 2, 1, seq=1, plen=64, total=64, cb=1024) + bytes(64)
+        poll = header(None, 42, 2, 1, type=4, seq=0, plen=0, total=64, cb=1024)
+        while not stop.is_set():
+            for pkt in (data, poll):
+                try:
+                    u.sendto(pkt, (addr, 7400))
+                    sent[0] += 1
+                except OSError:
+                    pass
+
+    t = threading.Thread(target=flood)
+    t.start()
+    errs = {}
+    for _ in range(rounds):
+        s = g.open_socket()
+        err = errno_of(g.join, s, 42, 0, [(addr, 7400), (addr, 7401)],
+                       ("239.77.9.9", 7410))
+        errs[err] = errs.get(err, 0) + 1
+        s.close()
+    stop.set()
+    t.join()
+    check(f"{rounds} JOINs with the multicast port taken fail with "
+          f"EADDRINUSE ({errs}; {sent[0]} packets flooded)",
+          errs == {errno.EADDRINUSE: rounds})
+    check("no memory is left charged", stats_value("mem_bytes") == 0)
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "same-seq":
@@ -292,6 +383,10 @@ def main(argv):
         forge(argv[2], argv[3])
     elif cmd == "rejoin":
         rejoin(argv[2], argv[3])
+    elif cmd == "close-rejoin":
+        close_rejoin(argv[2], int(argv[3]))
+    elif cmd == "join-fail":
+        join_fail(argv[2], int(argv[3]))
     else:
         sys.exit(__doc__)
     sys.exit(1 if FAILED else 0)

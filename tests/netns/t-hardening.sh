@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The socket paths the hardening work fixed: one submission per seq under
 # concurrent callers, the net.gsync memory budgets, the pacing range, a rank
-# killed mid-send failing its peers promptly with ECONNRESET, and a process
-# restarted on the endpoint of its own lingering group.
+# killed mid-send failing its peers promptly with ECONNRESET, a process
+# restarted on the endpoint of its own lingering group, and group lifetimes
+# at close and at a JOIN that fails.
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 gs_islands_up 3
@@ -92,6 +93,15 @@ exec 5>&- 3>&-
 cat <&6
 wait "$ps0" || GS_FAILED=1
 exec 6<&- 4<&-
+
+# Lifetimes at close and at a failed JOIN: a close with an operation in
+# flight racing a JOIN on its endpoint, and JOINs failing after their
+# unicast socket received packets. The debug kernel's KASAN and kmemleak
+# judge what the counts cannot see.
+gs_exec i0 python3 tests/netns/hardening.py close-rejoin "$a0" "$(gs_pick 20 8)"
+GS_FAILED=$(( GS_FAILED | $? ))
+gs_exec i0 python3 tests/netns/hardening.py join-fail "$a0" "$(gs_pick 300 100)"
+GS_FAILED=$(( GS_FAILED | $? ))
 
 rm -rf "$tmp"
 exit $GS_FAILED
