@@ -211,6 +211,8 @@ static bool gsync_rx_tell_failed(struct gsync_group *g, struct gsync_op *op,
  * What one NACK may cost. It is handled in softirq under the group lock, so
  * the chunks (and skipped blocks) it makes us look at are capped per
  * packet; a receiver that lost more asks again after the repairs arrive.
+ * Blocks not ours to send the peer are jumped over, not visited, so every
+ * unit of work marks a chunk or passes a block we could have sent it.
  * And over an operation, a peer can make us resend a step's chunks at most
  * GSYNC_RTX_FACTOR times: real loss needs far less, a forged NACK no more.
  */
@@ -239,8 +241,8 @@ static u32 gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
 	for (c = first; c < end && *work; c++, (*work)--) {
 		b = c / op->ppb;
 		if (!gsync_op_sends_to(g, op, s, b, r)) {
-			/* Skip the rest of a block not ours to send to r. */
-			c = (b + 1) * op->ppb - 1;
+			/* On to the next block we may send r (c++ below). */
+			c = gsync_op_next_block_to(g, op, s, b, r) * op->ppb - 1;
 			continue;
 		}
 		if (st->rtx_asked[r] >= allowed) {

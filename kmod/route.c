@@ -82,6 +82,36 @@ bool gsync_op_sends_to(struct gsync_group *g, struct gsync_op *op,
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_op_sends_to);
 
+/*
+ * The first block after b that we may send to rank in step s, or
+ * op->nblocks if none: in an owner clique's first step only the blocks
+ * rank owns, in its second only ours. Lets a walk over a NACK's ranges
+ * jump over blocks not ours to send rather than visit each.
+ */
+u32 gsync_op_next_block_to(struct gsync_group *g, struct gsync_op *op,
+			   unsigned int s, u32 b, unsigned int rank)
+{
+	const struct gsync_sclique *q = op->step[s].q;
+	unsigned int k, owner;
+	int pos;
+	u32 next;
+
+	if (!q || b >= op->nblocks)
+		return op->nblocks;
+	if (!gsync_sclique_owned(q))
+		return b + 1;
+	owner = (s & 1) ? g->cfg.rank : rank;
+	if (q->pattern == GSYNC_PAT_AGGREGATOR)
+		return owner == q->aggregator ? b + 1 : op->nblocks;
+	pos = gsync_sclique_pos(q, owner);
+	if (pos < 0)
+		return op->nblocks;
+	k = q->nmembers;
+	next = b + 1 + (pos + k - (b + 1) % k) % k;
+	return min(next, op->nblocks);
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_op_next_block_to);
+
 /* The stream rank sends us in step s, or NULL if it is not in our clique. */
 struct gsync_contrib *gsync_op_stream(struct gsync_op *op, unsigned int s,
 				      unsigned int rank)

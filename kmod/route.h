@@ -20,6 +20,8 @@ bool gsync_op_sends(struct gsync_group *g, struct gsync_op *op,
 		    unsigned int s, u32 b);
 bool gsync_op_sends_to(struct gsync_group *g, struct gsync_op *op,
 		       unsigned int s, u32 b, unsigned int rank);
+u32 gsync_op_next_block_to(struct gsync_group *g, struct gsync_op *op,
+			   unsigned int s, u32 b, unsigned int rank);
 u16 gsync_op_step_cov(struct gsync_op *op, unsigned int s,
 		      unsigned int rank);
 unsigned int gsync_step_ndest(struct gsync_group *g, struct gsync_op *op,

@@ -477,6 +477,13 @@ static void gsync_sched_op_grid(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, gsync_op_expects(t.g, op, 3, 1, 2));
 	KUNIT_EXPECT_EQ(test, gsync_op_step_cov(op, 2, 1), 3);
 	KUNIT_EXPECT_EQ(test, gsync_op_step_cov(op, 3, 1), 9);
+	/* Jumps over blocks not ours to send (3 = none left). */
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 0, 0, 3), 1);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 2, 0, 7), 2);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 2, 0, 1), 3);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 2, 2, 7), 3);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 3, 0, 1), 1);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 3, 1, 7), 3);
 
 	/* Our own value is in; the row's two others are not yet. */
 	KUNIT_EXPECT_FALSE(test, reducible(&t, 0, 0));
@@ -545,6 +552,10 @@ static void gsync_sched_op_member(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t.op->step[2].receives);
 	KUNIT_EXPECT_TRUE(test, test_bit(5, t.op->step[2].need_ack));
 	KUNIT_EXPECT_FALSE(test, test_bit(2, t.op->step[2].need_ack));
+	/* Every block goes to the aggregator, none to the other member. */
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, t.op, 2, 0, 5), 1);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, t.op, 2, 0, 2), 3);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, t.op, 3, 0, 2), 3);
 	spin_lock_bh(&t.g->lock);
 	for (b = 0; b < 3; b++) {
 		top_row_block(&t, b);
