@@ -98,7 +98,7 @@ exec 6<&- 4<&-
 # flight racing a JOIN on its endpoint, and JOINs failing after their
 # unicast socket received packets. The debug kernel's KASAN and kmemleak
 # judge what the counts cannot see.
-gs_exec i0 python3 tests/netns/hardening.py close-rejoin "$a0" "$(gs_pick 20 8)"
+gs_exec i0 python3 tests/netns/hardening.py close-rejoin "$a0" "$(gs_pick 20 6)" $((64 << 20))
 GS_FAILED=$(( GS_FAILED | $? ))
 gs_exec i0 python3 tests/netns/hardening.py join-fail "$a0" "$(gs_pick 300 100)"
 GS_FAILED=$(( GS_FAILED | $? ))
