@@ -3,9 +3,14 @@
 #
 # Each island is a network namespace "gs-<id>" with one interface, eth0,
 # a veth whose peer "p<k>" sits in the namespace "gs-wan" on a bridge, br0.
-# The bridge replicates multicast like the WAN would; IGMP/MLD snooping is
-# off, so every multicast frame reaches every island (receivers filter by
-# group membership in their own stack).
+# The bridge replicates multicast like a multicast-routed WAN would: IGMP
+# and MLD snooping are on, with the bridge as querier, so a group's packets
+# reach only the islands that joined it, and a group nobody joined reaches
+# no island. The querier counts as present a query response interval
+# (0.1 s) after it is enabled, which setting up the islands outlasts;
+# before that the bridge floods. The bridge and the islands have fixed
+# link-local addresses without duplicate address detection, so MLD queries
+# and reports carry a valid source from the first one.
 #
 # Latency and loss are per (source, receiver) pair: the bridge port towards
 # island k carries an HTB qdisc with one class per source island, selected by
@@ -15,8 +20,9 @@
 # download rate; a TBF on the island's eth0 caps its upload rate.
 #
 # Addresses: island k (0-based) has 198.18.X.Y/15 (RFC 2544 benchmarking
-# range; X.Y = k+1) and 2001:2::<k+1>/64 (RFC 5180). Nothing leaves the VM:
-# the VM has no network device besides these.
+# range; X.Y = k+1), 2001:2::<k+1>/64 (RFC 5180) and fe80::<k+1>; the
+# bridge has fe80::ffff. Nothing leaves the VM: the VM has no network device
+# besides these.
 #
 # State for tests in other languages: $GS_STATE lists one island per line:
 #   <index> <id> <netns> <ipv4> <ipv6>
@@ -59,6 +65,8 @@ gs_add_island() {
 	ip -n "$ns" link set lo up
 	ip link add eth0 netns "$ns" type veth peer name "$port" netns gs-wan
 	ip -n "$ns" addr add "$a4/15" dev eth0
+	ip -n "$ns" link set eth0 addrgenmode none
+	ip -n "$ns" addr add "fe80::$(printf %x $(( k + 1 )))/64" dev eth0 nodad
 	ip -n "$ns" addr add "$a6/64" dev eth0 nodad
 	ip -n "$ns" link set eth0 up
 	ip -n "$ns" route add "$GS_MCAST4_ROUTE" dev eth0
@@ -101,7 +109,17 @@ gs_wan_up() {
 	: > "$GS_STATE"
 	ip netns add gs-wan
 	gs_wan link set lo up
-	gs_wan link add br0 type bridge mcast_snooping 0 forward_delay 0
+	# Queries of IGMPv3 and MLDv2 keep the islands on those versions, whose
+	# join reports go out at once (v2 and MLDv1 delay them up to 1 and 10 s,
+	# and the bridge would not deliver a joined group in the meantime).
+	gs_wan link add br0 type bridge forward_delay 0 mcast_snooping 1 \
+		mcast_igmp_version 3 mcast_mld_version 2 \
+		mcast_query_response_interval 10
+	# After the interval above: the querier's start-up delay is the
+	# response interval in force when it is enabled.
+	gs_wan link set br0 type bridge mcast_querier 1
+	gs_wan link set br0 addrgenmode none
+	gs_wan addr add fe80::ffff/64 dev br0 nodad
 	gs_wan link set br0 up
 }
 

@@ -10,6 +10,14 @@
     mcast_probe.py send DEST PORT COUNT      send COUNT probes 20 ms apart
     mcast_probe.py sink PORT SECONDS         count UDP bytes, print Mbit/s
     mcast_probe.py blast DEST PORT SECONDS   send 1200-byte datagrams flat out
+    mcast_probe.py sniff PORT                count the UDP datagrams to PORT
+                                             that reach eth0, by destination,
+                                             whether or not anything here
+                                             joined their group; print
+                                             "<destination> <count>" per
+                                             destination when a "mark"
+                                             datagram arrives
+    mcast_probe.py mark DEST PORT            send the datagram that ends sniff
 
 All islands share the VM's CLOCK_MONOTONIC, so a timestamp written by the
 sender gives the one-way delay directly.
@@ -104,6 +112,60 @@ def blast(dest, port, seconds):
             time.sleep(0.001)
 
 
+ETH_P_ALL = 0x0003
+PACKET_OUTGOING = 4
+MARK = b"gsync-probe-mark"
+
+
+def udp_of(frame):
+    """(destination address, UDP port, payload) of an Ethernet frame carrying
+    UDP over IPv4 or IPv6 (no extension headers), else None."""
+    ethertype = struct.unpack("!H", frame[12:14])[0]
+    if ethertype == 0x0800 and len(frame) >= 34 and frame[23] == 17:
+        ihl = (frame[14] & 0x0F) * 4
+        udp = 14 + ihl
+        dst = socket.inet_ntop(socket.AF_INET, frame[30:34])
+    elif ethertype == 0x86DD and len(frame) >= 62 and frame[20] == 17:
+        udp = 54
+        dst = socket.inet_ntop(socket.AF_INET6, frame[38:54])
+    else:
+        return None
+    if len(frame) < udp + 8:
+        return None
+    (port,) = struct.unpack("!H", frame[udp + 2:udp + 4])
+    return dst, port, frame[udp + 8:]
+
+
+def sniff(port):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.bind(("eth0", 0))
+    print("ready", flush=True)
+    counts = {}
+    # A mark that never comes must not hang the test.
+    s.settimeout(60)
+    while True:
+        try:
+            frame, addr = s.recvfrom(65536)
+        except socket.timeout:
+            print("no mark within 60 s")
+            break
+        if addr[2] == PACKET_OUTGOING:
+            continue
+        udp = udp_of(frame)
+        if udp is None or udp[1] != port:
+            continue
+        if udp[2] == MARK:
+            break
+        counts[udp[0]] = counts.get(udp[0], 0) + 1
+    for dst, n in sorted(counts.items()):
+        print(f"{dst} {n}")
+
+
+def mark(dest, port):
+    s = socket.socket(family_of(dest), socket.SOCK_DGRAM)
+    s.sendto(MARK, (dest, port))
+
+
 def main(a):
     if len(a) < 2:
         sys.exit(__doc__)
@@ -115,6 +177,10 @@ def main(a):
         sink(int(a[2]), float(a[3]))
     elif a[1] == "blast":
         blast(a[2], int(a[3]), float(a[4]))
+    elif a[1] == "sniff":
+        sniff(int(a[2]))
+    elif a[1] == "mark":
+        mark(a[2], int(a[3]))
     else:
         sys.exit(__doc__)
 
