@@ -287,12 +287,6 @@ static void gsync_rx_nack(struct gsync_group *g, struct gsync_op *op,
 	if (gsync_rx_tell_failed(g, op, r) || !op->retained ||
 	    !op->step[s].sends)
 		return;
-	/*
-	 * A rank outside the step's clique is owed no block of it: do not
-	 * walk its ranges block by block (skipping costs no budget).
-	 */
-	if (gsync_sclique_pos(op->step[s].q, r) < 0)
-		nr = 0;
 	/* One range at a time: no array of them on the softirq stack. */
 	for (i = 0; i < nr && work; i++) {
 		if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF + sizeof(n) +

@@ -84,9 +84,10 @@ GSYNC_EXPORT_FOR_TESTS(gsync_op_sends_to);
 
 /*
  * The first block after b that we may send to rank in step s, or
- * op->nblocks if none: in an owner clique's first step only the blocks
- * rank owns, in its second only ours. Lets a walk over a NACK's ranges
- * jump over blocks not ours to send rather than visit each.
+ * op->nblocks if none: no block to ourselves or to a rank outside the
+ * step's clique, in an owner clique's first step only the blocks rank
+ * owns, in its second only ours. Lets a walk over a NACK's ranges jump
+ * over blocks not ours to send rather than visit each.
  */
 u32 gsync_op_next_block_to(struct gsync_group *g, struct gsync_op *op,
 			   unsigned int s, u32 b, unsigned int rank)
@@ -96,7 +97,8 @@ u32 gsync_op_next_block_to(struct gsync_group *g, struct gsync_op *op,
 	int pos;
 	u32 next;
 
-	if (!q || b >= op->nblocks)
+	if (!q || b >= op->nblocks || rank == g->cfg.rank ||
+	    gsync_sclique_pos(q, rank) < 0)
 		return op->nblocks;
 	if (!gsync_sclique_owned(q))
 		return b + 1;

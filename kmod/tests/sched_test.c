@@ -484,6 +484,11 @@ static void gsync_sched_op_grid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 2, 2, 7), 3);
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 3, 0, 1), 1);
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 3, 1, 7), 3);
+	/* Nothing to ourselves or to a rank outside the step's clique. */
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 0, 0, 1), 3);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 0, 0, 4), 3);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 2, 0, 3), 3);
+	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 3, 1, 5), 3);
 
 	/* Our own value is in; the row's two others are not yet. */
 	KUNIT_EXPECT_FALSE(test, reducible(&t, 0, 0));
