@@ -283,6 +283,7 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	g->deliver_seq = 1;
 	skb_queue_head_init(&g->stash);
 	INIT_LIST_HEAD(&g->ctrl_q);
+	INIT_LIST_HEAD(&g->mgroups);
 	g->rate = j.pacing_rate;
 	g->refill = ktime_get();
 	/* the socket's GSYNC_ENGINE choice (engine selection: reduce.c) */

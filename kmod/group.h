@@ -165,6 +165,7 @@ struct gsync_ctrl {
 	/* rank, or -1 for the multicast group (every peer in unicast mode) */
 	int dest;
 	bool answer;			/* answers dest's packet (send.c) */
+	union gsync_sockaddr maddr;	/* dest -1: a clique group, or none */
 	unsigned int len;
 	u8 data[];			/* header + payload */
 };
@@ -190,6 +191,9 @@ struct gsync_group {
 	u32 chunk_bytes;		/* our DATA payload size */
 	struct socket *usock;		/* bound to our endpoint; sends all */
 	struct socket *msock;		/* bound to the group; NULL if unicast */
+	/* gsync_net.lock (mgroup.c): struct gsync_mgroup, clique groups */
+	struct list_head mgroups;
+	unsigned int nmgroups;
 
 	spinlock_t lock;
 	bool dead;			/* lock: tearing down, queue nothing */

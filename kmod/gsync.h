@@ -9,8 +9,10 @@
  *
  *  - lock_sock() serializes the user's calls on one socket (setsockopt,
  *    sendmsg, recvmsg); blocking waits release it while they sleep. Under
- *    it, GSYNC_JOIN (a takeover of a lingering group's endpoint) and
- *    GSYNC_SCHEDULE_PUSH take gsync_net.lock.
+ *    it, GSYNC_JOIN (a takeover of a lingering group's endpoint),
+ *    GSYNC_SCHEDULE and GSYNC_SCHEDULE_PUSH take gsync_net.lock; loading a
+ *    schedule joins and leaves clique groups under it, which takes RTNL
+ *    inside the IP stack (gsync_net.lock -> RTNL, mgroup.c).
  *  - gsync_net.lock (mutex) protects gsync_net.socks, the list of open
  *    sockets of one network namespace, gsync_net.lingering, and the
  *    namespace's cumulative counters (gsync_net.groups, .closed). It is

@@ -19,6 +19,7 @@
 #include <linux/bitmap.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/gsync.h>
 
 #include "gsync.h"
@@ -99,8 +100,11 @@ static int gsync_sched_check_hdr(const struct gsync_sched_hdr *h, u32 len,
 	if (len != GSYNC_SCHED_BLOB_LEN(h->ncliques, h->nmembers))
 		return GSYNC_SCHED_BAD("length %u does not match its counts",
 				       len);
-	if (h->flags || h->reserved[0] || h->reserved[1])
-		return GSYNC_SCHED_BAD("flags or reserved fields set");
+	if (h->flags & ~GSYNC_SCHF_ALL)
+		return GSYNC_SCHED_BAD("unknown flags %#x", h->flags);
+	if (!(h->flags & GSYNC_SCHF_CLIQUE_GROUPS) &&
+	    memchr_inv(h->group_base, 0, sizeof(h->group_base)))
+		return GSYNC_SCHED_BAD("group_base set without clique groups");
 	if (h->block_bytes < GSYNC_SCHED_MIN_BLOCK || h->block_bytes % 16 ||
 	    h->block_bytes > GSYNC_MAX_OP_BYTES)
 		return GSYNC_SCHED_BAD("block_bytes %u", h->block_bytes);
@@ -109,6 +113,76 @@ static int gsync_sched_check_hdr(const struct gsync_sched_hdr *h, u32 len,
 			return GSYNC_SCHED_BAD("idle rank %u >= nranks", r);
 	return 0;
 }
+
+/* The low 32 bits of an address (6.1 and 6.12 differ on unaligned.h). */
+static u32 gsync_addr_low(const u8 *a, unsigned int alen)
+{
+	__be32 v;
+
+	memcpy(&v, a + alen - 4, sizeof(v));
+	return be32_to_cpu(v);
+}
+
+static void gsync_addr_set_low(u8 *a, unsigned int alen, u32 low)
+{
+	__be32 v = cpu_to_be32(low);
+
+	memcpy(a + alen - 4, &v, sizeof(v));
+}
+
+/*
+ * Clique groups: the address of clique 0 (the given base, or the group's
+ * address + 1) into s, after checking that every clique's address is a
+ * multicast address of the group's family other than the group's own.
+ */
+static int gsync_sched_check_cgroups(const struct gsync_sched_hdr *h,
+				     const struct gsync_addr *mcast,
+				     struct gsync_sched *s)
+{
+	unsigned int alen = mcast->family == AF_INET ? 4 : 16;
+	u32 first, last, own, off = 0;
+	u8 *base = s->cbase;
+
+	if (mcast->family != AF_INET && mcast->family != AF_INET6)
+		return GSYNC_SCHED_BAD("clique groups without a group address");
+	if (memchr_inv(h->group_base + alen, 0, 16 - alen))
+		return GSYNC_SCHED_BAD("group_base is not an IPv4 address");
+	if (memchr_inv(h->group_base, 0, alen)) {
+		memcpy(base, h->group_base, alen);
+	} else {
+		memcpy(base, mcast->addr, alen);
+		off = 1;
+	}
+	first = gsync_addr_low(base, alen);
+	if (first > U32_MAX - off - (h->ncliques - 1))
+		return GSYNC_SCHED_BAD("clique addresses carry out of 32 bits");
+	first += off;
+	last = first + h->ncliques - 1;
+	gsync_addr_set_low(base, alen, first);
+	if (alen == 4 ? first < 0xe0000100U || last > 0xefffffffU :
+	    base[0] != 0xff)
+		return GSYNC_SCHED_BAD("clique addresses not all multicast");
+	own = gsync_addr_low(mcast->addr, alen);
+	if (!memcmp(base, mcast->addr, alen - 4) && own >= first && own <= last)
+		return GSYNC_SCHED_BAD("a clique address is the group's");
+	s->cgroups = true;
+	s->cfamily = mcast->family;
+	return 0;
+}
+
+bool gsync_sched_caddr(const struct gsync_sched *s,
+		       const struct gsync_sclique *q, u8 addr[16])
+{
+	unsigned int alen = s->cfamily == AF_INET ? 4 : 16;
+
+	if (!s->cgroups)
+		return false;
+	memcpy(addr, s->cbase, alen);
+	gsync_addr_set_low(addr, alen, gsync_addr_low(s->cbase, alen) +
+					   (u32)(q - s->cliques));
+	return true;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_sched_caddr);
 
 /* Structure of the cliques: rounds, patterns, members, tiling. */
 static int gsync_sched_check_cliques(const struct gsync_sched_hdr *h,
@@ -312,8 +386,10 @@ static u64 gsync_sched_tag(const void *blob, u32 len)
  * a schedule with one reference; the blob is copied.
  */
 int gsync_sched_compile(const void *blob, u32 len, u16 nranks,
-			bool unicast_group, struct gsync_sched **out)
+			const struct gsync_addr *mcast,
+			struct gsync_sched **out)
 {
+	bool unicast_group = !mcast;
 	const struct gsync_sched_hdr *h = blob;
 	const struct gsync_sched_clique *c;
 	struct gsync_sched *s;
@@ -370,6 +446,8 @@ int gsync_sched_compile(const void *blob, u32 len, u16 nranks,
 			s->clique_of[c[i].round * nranks + q->members[r]] = i;
 	}
 	err = gsync_sched_simulate(s, h, c, s->tables + h->nmembers);
+	if (!err && mcast && (h->flags & GSYNC_SCHF_CLIQUE_GROUPS))
+		err = gsync_sched_check_cgroups(h, mcast, s);
 	if (err)
 		goto fail;
 	s->tag = gsync_sched_tag(blob, len);
@@ -388,6 +466,7 @@ GSYNC_EXPORT_FOR_TESTS(gsync_sched_compile);
  */
 struct gsync_sched *gsync_sched_default(u16 nranks, bool unicast_group)
 {
+	static const struct gsync_addr none;	/* no clique groups */
 	struct {
 		struct gsync_sched_hdr h;
 		struct gsync_sched_clique c;
@@ -412,7 +491,7 @@ struct gsync_sched *gsync_sched_default(u16 nranks, bool unicast_group)
 	for (r = 0; r < nranks; r++)
 		b->m[r] = r;
 	if (!gsync_sched_compile(b, GSYNC_SCHED_BLOB_LEN(1, nranks), nranks,
-				 unicast_group, &s)) {
+				 unicast_group ? NULL : &none, &s)) {
 		s->tag = 0;
 		s->block_bytes = 0;
 	}

@@ -13,6 +13,7 @@
 
 #include <linux/kref.h>
 #include <linux/types.h>
+#include <linux/gsync.h>
 #include <linux/gsync_sched.h>
 
 #define GSYNC_NO_CLIQUE		0xffff
@@ -48,6 +49,13 @@ struct gsync_sched {
 	u16 *tables;		/* members and orders, cliques point here */
 	void *blob;		/* as loaded, for getsockopt */
 	u32 blob_len;
+	/*
+	 * GSYNC_SCHF_CLIQUE_GROUPS in a multicast group: clique i multicasts
+	 * to cbase with i added to its low 32 bits (gsync_sched_caddr()).
+	 */
+	bool cgroups;
+	u8 cfamily;		/* AF_INET (first 4 bytes) or AF_INET6 */
+	u8 cbase[16];
 };
 
 static inline const struct gsync_sclique *
@@ -84,8 +92,17 @@ static inline u16 gsync_sclique_owner(const struct gsync_sclique *q, u32 b)
 /* Position of rank in q's members, or -1. */
 int gsync_sclique_pos(const struct gsync_sclique *q, unsigned int rank);
 
+/*
+ * The multicast address of clique q of s into addr (4 or 16 bytes, as
+ * cfamily says); false if s has no clique groups (the group's address).
+ */
+bool gsync_sched_caddr(const struct gsync_sched *s,
+		       const struct gsync_sclique *q, u8 addr[16]);
+
+/* mcast: the group's multicast address; NULL in a unicast group. */
 int gsync_sched_compile(const void *blob, u32 len, u16 nranks,
-			bool unicast_group, struct gsync_sched **out);
+			const struct gsync_addr *mcast,
+			struct gsync_sched **out);
 struct gsync_sched *gsync_sched_default(u16 nranks, bool unicast_group);
 void gsync_sched_put(struct gsync_sched *s);
 

@@ -9,10 +9,13 @@
  * Locking: setsockopt/getsockopt run under lock_sock() of the calling
  * socket. g->sched and g->sched_next are under gsync_group.lock; a
  * replaced schedule is put after unlocking (operations hold their own
- * references). A push snapshots the groups of gsync_net.socks under
- * gsync_net.lock and holds it until done: sockets on that list are not
- * released yet, so their group (set once by GSYNC_JOIN, read with acquire)
- * stays valid while the mutex is held.
+ * references). Every load joins the schedule's clique groups, installs it
+ * and leaves the groups no longer used under gsync_net.lock (mgroup.c), so
+ * loads into one group by its owner and by a push do not interleave. A
+ * push snapshots the groups of gsync_net.socks under gsync_net.lock and
+ * holds it until done: sockets on that list are not released yet, so
+ * their group (set once by GSYNC_JOIN, read with acquire) stays valid
+ * while the mutex is held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,6 +26,7 @@
 
 #include "gsync.h"
 #include "group.h"
+#include "mgroup.h"
 #include "sched_opt.h"
 #include "trace.h"
 
@@ -60,7 +64,8 @@ static int gsync_sched_build(struct gsync_group *g, const void *blob,
 		*out = gsync_sched_default(g->cfg.nranks, g->unicast);
 		return *out ? 0 : -ENOMEM;
 	}
-	return gsync_sched_compile(blob, len, g->cfg.nranks, g->unicast, out);
+	return gsync_sched_compile(blob, len, g->cfg.nranks,
+				   g->unicast ? NULL : &g->cfg.mcast, out);
 }
 
 /* Can s be installed in g now? Under the lock. */
@@ -92,6 +97,7 @@ static void gsync_sched_install(struct gsync_group *g, struct gsync_sched *s,
 int gsync_sched_setsockopt(struct gsync_group *g, sockptr_t optval,
 			   unsigned int optlen)
 {
+	struct gsync_net *gn = gsync_net(g->net);
 	struct gsync_sched *s, *old[2];
 	void *blob = NULL;
 	int err;
@@ -105,11 +111,18 @@ int gsync_sched_setsockopt(struct gsync_group *g, sockptr_t optval,
 	kvfree(blob);
 	if (err)
 		return err;
-	spin_lock_bh(&g->lock);
-	err = gsync_sched_check_seq(g, s);
-	if (!err)
-		gsync_sched_install(g, s, old);
-	spin_unlock_bh(&g->lock);
+	/* Joined before it is installed: no join on an operation's path. */
+	mutex_lock(&gn->lock);
+	err = gsync_mgroup_join(g, s);
+	if (!err) {
+		spin_lock_bh(&g->lock);
+		err = gsync_sched_check_seq(g, s);
+		if (!err)
+			gsync_sched_install(g, s, old);
+		spin_unlock_bh(&g->lock);
+	}
+	gsync_mgroup_sweep(g);
+	mutex_unlock(&gn->lock);
 	if (err) {
 		gsync_sched_put(s);
 		return err;
@@ -200,9 +213,9 @@ int gsync_sched_push(struct gsync_sock *gs, sockptr_t optval,
 		err = gsync_sched_check_seq(groups[i], scheds[i]);
 		spin_unlock_bh(&groups[i]->lock);
 	}
-	if (err)
-		goto out;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !err; i++)
+		err = gsync_mgroup_join(groups[i], scheds[i]);
+	for (i = 0; i < n && !err; i++) {
 		spin_lock_bh(&groups[i]->lock);
 		gsync_sched_install(groups[i], scheds[i], old);
 		spin_unlock_bh(&groups[i]->lock);
@@ -210,6 +223,9 @@ int gsync_sched_push(struct gsync_sock *gs, sockptr_t optval,
 		gsync_sched_put(old[0]);
 		gsync_sched_put(old[1]);
 	}
+	/* Installed or not, leave what none of their schedules uses. */
+	for (i = 0; i < n; i++)
+		gsync_mgroup_sweep(groups[i]);
 out:
 	mutex_unlock(&gn->lock);
 	for (i = 0; scheds && i < n; i++)

@@ -6,8 +6,9 @@
  * block is ready, so that rounds pipeline), at no more than the pacing
  * rate (a token bucket topped up from the clock at the rate of the
  * packet's clique, capped by the group's pacing_rate). A step sends to
- * the group's multicast address, to a block's owner, or to each member of
- * its clique in turn (unicast patterns and groups).
+ * the group's multicast address (or its clique's, with clique groups), to
+ * a block's owner, or to each member of its clique in turn (unicast
+ * patterns and groups).
  *
  * Locking: packets are chosen and copied into g->txbuf under
  * gsync_group.lock, then sent without it (kernel_sendmsg may sleep). The
@@ -24,6 +25,7 @@
 #include "udp.h"
 #include "send.h"
 #include "route.h"
+#include "mgroup.h"
 #include "trace.h"
 
 #define GSYNC_CTRL_MAX		1024	/* queued control packets */
@@ -73,8 +75,12 @@ static unsigned int gsync_ctrl_answer_cap(const struct gsync_group *g)
 	return max_t(unsigned int, 2, GSYNC_CTRL_MAX / 2 / g->cfg.nranks);
 }
 
-/* Queue a control packet; answer: it answers rank dest's packet. */
+/*
+ * Queue a control packet; answer: it answers rank dest's packet; to (if
+ * not NULL, for dest -1): the clique group to multicast it to.
+ */
 static int gsync_ctrl_add(struct gsync_group *g, int dest, bool answer,
+			  const union gsync_sockaddr *to,
 			  const struct gsync_wire_hdr *hdr,
 			  const void *payload, unsigned int payload_len)
 {
@@ -88,9 +94,11 @@ static int gsync_ctrl_add(struct gsync_group *g, int dest, bool answer,
 		trace_gsync_drop(g, GSYNC_DROP_RATELIMIT);
 		return -ENOBUFS;
 	}
-	c = kmalloc(sizeof(*c) + sizeof(*h) + payload_len, GFP_ATOMIC);
+	c = kzalloc(sizeof(*c) + sizeof(*h) + payload_len, GFP_ATOMIC);
 	if (!c)
 		return -ENOMEM;
+	if (to)
+		c->maddr = *to;
 	h = (struct gsync_wire_hdr *)c->data;
 	*h = *hdr;
 	h->payload_len = cpu_to_be32(payload_len);
@@ -118,16 +126,21 @@ static void gsync_ctrl_hdr(struct gsync_group *g, struct gsync_wire_hdr *h,
 
 /*
  * Queue a control packet of ours about step s of op (0 for ABORT) for rank
- * dest (-1: every peer). Under the lock.
+ * dest (-1: every peer; for a step's POLL and STATUS, every member of its
+ * clique, through the clique's group if it has one). Under the lock.
  */
 int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
 		     const struct gsync_op *op, unsigned int s,
 		     const void *payload, unsigned int payload_len)
 {
+	union gsync_sockaddr to, *top = NULL;
 	struct gsync_wire_hdr h;
 
+	if (dest < 0 && type != GSYNC_PKT_ABORT &&
+	    gsync_mgroup_sa(g, op->sched, op->step[s].q, &to))
+		top = &to;
 	gsync_ctrl_hdr(g, &h, type, op, s);
-	return gsync_ctrl_add(g, dest, false, &h, payload, payload_len);
+	return gsync_ctrl_add(g, dest, false, top, &h, payload, payload_len);
 }
 
 /*
@@ -142,7 +155,7 @@ int gsync_ctrl_answer(struct gsync_group *g, unsigned int dest, u8 type,
 	struct gsync_wire_hdr h;
 
 	gsync_ctrl_hdr(g, &h, type, op, s);
-	return gsync_ctrl_add(g, dest, true, &h, payload, payload_len);
+	return gsync_ctrl_add(g, dest, true, NULL, &h, payload, payload_len);
 }
 
 /*
@@ -153,7 +166,7 @@ int gsync_ctrl_answer_hdr(struct gsync_group *g, unsigned int dest,
 			  const struct gsync_wire_hdr *hdr,
 			  const void *payload, unsigned int payload_len)
 {
-	return gsync_ctrl_add(g, dest, true, hdr, payload, payload_len);
+	return gsync_ctrl_add(g, dest, true, NULL, hdr, payload, payload_len);
 }
 
 /* Build DATA for chunk c of step s into txbuf; returns the packet length. */
@@ -188,6 +201,7 @@ struct gsync_tx_pick {
 	struct gsync_ctrl *ctrl;	/* a control packet, or */
 	unsigned int len;		/* a DATA packet in txbuf */
 	int dest;			/* rank, -1 = group */
+	union gsync_sockaddr maddr;	/* dest -1: a clique group, or none */
 	bool retransmit;
 	bool fanout_many;		/* resend to every receiver lacking it */
 	struct gsync_op *op;		/* the DATA's operation and step */
@@ -222,6 +236,8 @@ static bool gsync_tx_pick_rtx(struct gsync_group *g, struct gsync_op *op,
 	/* Several asked: one multicast, or each receiver still lacking it. */
 	b = c / op->ppb;
 	p->dest = gsync_step_dest(g, op, s, b, 0);
+	if (p->dest < 0)
+		gsync_mgroup_sa(g, op->sched, st->q, &p->maddr);
 	if (gsync_step_ndest(g, op, s) > 1) {
 		p->fanout_many = true;
 		for_each_set_bit(r, st->need_ack, g->cfg.nranks)
@@ -268,6 +284,8 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 	p->tx_chunk = st->tx_chunk;
 	p->tx_dest = st->tx_dest;
 	p->dest = gsync_step_dest(g, op, s, b, st->tx_dest);
+	if (p->dest < 0)
+		gsync_mgroup_sa(g, op->sched, st->q, &p->maddr);
 	if (++st->tx_dest >= ndest) {
 		st->tx_dest = 0;
 		st->tx_chunk++;
@@ -291,6 +309,7 @@ static bool gsync_tx_pick(struct gsync_group *g, struct gsync_tx_pick *p)
 		if (p->ctrl->answer)
 			g->ctrl_answers[p->ctrl->dest]--;
 		p->dest = p->ctrl->dest;
+		p->maddr = p->ctrl->maddr;
 		return true;
 	}
 	for (seq = g->base_seq; seq < g->next_seq; seq++) {
@@ -398,14 +417,14 @@ static unsigned int gsync_tx_pick_len(struct gsync_tx_pick *p)
 }
 
 /*
- * Send the picked packet buf to rank dest (-1: the group's multicast
- * address); 1 if it went out. Lock not held.
+ * Send the picked packet buf to rank dest (-1: the pick's clique group or
+ * the group's multicast address); 1 if it went out. Lock not held.
  */
 static unsigned int gsync_tx_one(struct gsync_group *g,
 				 const struct gsync_tx_pick *p, int dest,
 				 const void *buf, unsigned int len)
 {
-	if (gsync_udp_send(g, dest, buf, len, NULL, 0) <= 0)
+	if (gsync_udp_send(g, dest, &p->maddr, buf, len, NULL, 0) <= 0)
 		return 0;
 	if (p->retransmit)
 		trace_gsync_retransmit(g, buf, dest);

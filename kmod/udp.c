@@ -6,8 +6,10 @@
  *    unicast packets (NACKs, retransmits, fan-out data) arrive on it;
  *  - msock, bound to the multicast group address and port and joined to
  *    the group on the configured interface (multicast mode only). It is
- *    bound with address reuse so ranks sharing a host each get a copy.
- * Both hand received datagrams to gsync_udp_encap_rcv() in softirq.
+ *    bound with address reuse so ranks sharing a host each get a copy;
+ *  - one more such socket per clique group of the group's schedules
+ *    (mgroup.c owns them; udp.c makes them and closes them with the rest).
+ * All hand received datagrams to gsync_udp_encap_rcv() in softirq.
  *
  * Locking: open/close run in process context under the gsync socket's
  * lock (join) or at release. gsync_udp_send() runs in process context
@@ -26,6 +28,7 @@
 #include "group.h"
 #include "udp.h"
 #include "receive.h"
+#include "mgroup.h"
 
 int gsync_addr_to_sockaddr(const struct gsync_addr *a,
 			   union gsync_sockaddr *sa)
@@ -118,13 +121,13 @@ static int gsync_udp_mcast_tx(struct gsync_group *g)
 	return err;
 }
 
-static int gsync_udp_join(struct gsync_group *g)
+/* Join s to the multicast address of sa on the group's interface. */
+static int gsync_udp_join(struct gsync_group *g, struct socket *s,
+			  const union gsync_sockaddr *sa)
 {
-	struct socket *s = g->msock;
-
 	if (g->family == AF_INET) {
 		struct ip_mreqn mr = {
-			.imr_multiaddr = g->mcast_sa.v4.sin_addr,
+			.imr_multiaddr = sa->v4.sin_addr,
 			.imr_ifindex = g->cfg.ifindex,
 		};
 
@@ -132,7 +135,7 @@ static int gsync_udp_join(struct gsync_group *g)
 					  KERNEL_SOCKPTR(&mr), sizeof(mr));
 	} else {
 		struct ipv6_mreq mr = {
-			.ipv6mr_multiaddr = g->mcast_sa.v6.sin6_addr,
+			.ipv6mr_multiaddr = sa->v6.sin6_addr,
 			.ipv6mr_ifindex = g->cfg.ifindex,
 		};
 
@@ -163,13 +166,40 @@ int gsync_udp_open(struct gsync_group *g)
 	if (!err)
 		err = gsync_udp_sock(g, &g->mcast_sa, true, &g->msock);
 	if (!err)
-		err = gsync_udp_join(g);
+		err = gsync_udp_join(g, g->msock, &g->mcast_sa);
 	return err;
+}
+
+/*
+ * A socket of its own bound to multicast address sa (the group's port),
+ * with address reuse, and joined to it: a clique group (mgroup.c). Process
+ * context, the group alive.
+ */
+int gsync_udp_msock(struct gsync_group *g, const union gsync_sockaddr *sa,
+		    struct socket **out)
+{
+	int err;
+
+	err = gsync_udp_sock(g, sa, true, out);
+	if (err)
+		return err;
+	err = gsync_udp_join(g, *out, sa);
+	if (err) {
+		udp_tunnel_sock_release(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
+void gsync_udp_msock_release(struct socket *sock)
+{
+	udp_tunnel_sock_release(sock);
 }
 
 void gsync_udp_close(struct gsync_group *g)
 {
 	/* Each release clears sk_user_data and waits for readers (RCU). */
+	gsync_mgroup_close(g);
 	if (g->msock)
 		udp_tunnel_sock_release(g->msock);
 	if (g->usock)
@@ -180,19 +210,23 @@ void gsync_udp_close(struct gsync_group *g)
 
 /*
  * Send one datagram, header + payload, to rank dest or (dest < 0) to the
- * multicast group. Process context. Returns bytes sent or -errno.
+ * multicast address to (a clique's) or, if to is NULL or has no family,
+ * the group's. Process context. Returns bytes sent or -errno.
  */
-int gsync_udp_send(struct gsync_group *g, int dest, const void *hdr,
+int gsync_udp_send(struct gsync_group *g, int dest,
+		   const union gsync_sockaddr *to, const void *hdr,
 		   unsigned int hdr_len, const void *payload,
 		   unsigned int payload_len)
 {
-	union gsync_sockaddr *sa = dest < 0 ? &g->mcast_sa : &g->peer_sa[dest];
+	const union gsync_sockaddr *sa = dest >= 0 ? &g->peer_sa[dest] :
+					 to && to->sa.sa_family ? to :
+					 &g->mcast_sa;
 	struct kvec iov[2] = {
 		{ .iov_base = (void *)hdr, .iov_len = hdr_len },
 		{ .iov_base = (void *)payload, .iov_len = payload_len },
 	};
 	struct msghdr msg = {
-		.msg_name = &sa->sa,
+		.msg_name = (struct sockaddr *)&sa->sa,
 		.msg_namelen = gsync_sa_len(sa),
 	};
 

@@ -7,7 +7,11 @@
 
 int gsync_udp_open(struct gsync_group *g);
 void gsync_udp_close(struct gsync_group *g);
-int gsync_udp_send(struct gsync_group *g, int dest, const void *hdr,
+int gsync_udp_msock(struct gsync_group *g, const union gsync_sockaddr *sa,
+		    struct socket **out);
+void gsync_udp_msock_release(struct socket *sock);
+int gsync_udp_send(struct gsync_group *g, int dest,
+		   const union gsync_sockaddr *to, const void *hdr,
 		   unsigned int hdr_len, const void *payload,
 		   unsigned int payload_len);
 int gsync_addr_to_sockaddr(const struct gsync_addr *a,

@@ -40,7 +40,7 @@ int main(void)
 	S(gsync_sched_hdr); F(gsync_sched_hdr, magic); F(gsync_sched_hdr, version); F(gsync_sched_hdr, hdr_len);
 	F(gsync_sched_hdr, start_seq); F(gsync_sched_hdr, block_bytes); F(gsync_sched_hdr, nranks);
 	F(gsync_sched_hdr, nrounds); F(gsync_sched_hdr, ncliques); F(gsync_sched_hdr, nmembers);
-	F(gsync_sched_hdr, flags); F(gsync_sched_hdr, idle); F(gsync_sched_hdr, reserved);
+	F(gsync_sched_hdr, flags); F(gsync_sched_hdr, idle); F(gsync_sched_hdr, group_base);
 	S(gsync_sched_clique); F(gsync_sched_clique, round); F(gsync_sched_clique, pattern);
 	F(gsync_sched_clique, flags); F(gsync_sched_clique, first); F(gsync_sched_clique, nmembers);
 	F(gsync_sched_clique, aggregator); F(gsync_sched_clique, reserved0); F(gsync_sched_clique, rate_kbit);

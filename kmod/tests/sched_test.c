@@ -81,10 +81,16 @@ static const struct tcl scrambled[] = {
 	{ 1, M, 0, 0, 3, { 6, 7, 8 } },
 };
 
+/* The group's multicast address in these tests: 239.1.1.1:7400. */
+static const struct gsync_addr tmcast4 = {
+	.family = AF_INET, .port = htons(7400), .addr = { 239, 1, 1, 1 },
+};
+
 static int tcompile(u8 *buf, unsigned int len, u16 nranks, bool unicast,
 		    struct gsync_sched **s)
 {
-	return gsync_sched_compile(buf, len, nranks, unicast, s);
+	return gsync_sched_compile(buf, len, nranks,
+				   unicast ? NULL : &tmcast4, s);
 }
 
 static void gsync_sched_abi(struct kunit *test)
@@ -266,8 +272,9 @@ static void gsync_sched_malformed(struct kunit *test)
 	BREAK(h->magic++);
 	BREAK(h->version = 2);
 	BREAK(h->hdr_len = 72);
-	BREAK(h->flags = 1);
-	BREAK(h->reserved[1] = 1);
+	BREAK(h->flags = 2);
+	BREAK(h->flags = 1U << 31);
+	BREAK(h->group_base[15] = 1);
 	BREAK(h->block_bytes = 4095);
 	BREAK(h->block_bytes = 4104 + 1);
 	BREAK(h->nrounds = 0);
@@ -369,6 +376,86 @@ static void gsync_sched_chunks(struct kunit *test)
 	}
 }
 
+/* Compile grid (6 cliques) with clique groups in a group of mcast. */
+static int tcgroups(u8 *buf, const struct gsync_addr *mcast, const u8 *base,
+		    unsigned int blen, struct gsync_sched **s)
+{
+	unsigned int len = tbuild(buf, 9, 2, grid, ARRAY_SIZE(grid));
+	struct gsync_sched_hdr *h = (void *)buf;
+
+	h->flags = GSYNC_SCHF_CLIQUE_GROUPS;
+	memcpy(h->group_base, base, blen);
+	return gsync_sched_compile(buf, len, 9, mcast, s);
+}
+
+/* Clique i's address: the base (or the group's address + 1) plus i. */
+static void gsync_sched_clique_groups(struct kunit *test)
+{
+	static const struct gsync_addr m6 = {
+		.family = AF_INET6, .port = htons(7400),
+		.addr = { 0xff, 0x12, [15] = 1 },
+	};
+	static const u8 b4[] = { 239, 2, 0, 0 };
+	static const u8 over[] = { 239, 1, 0, 254 };	/* ...1.1.1 in range */
+	static const u8 low[] = { 224, 0, 0, 250 };	/* link-local block */
+	static const u8 high[] = { 239, 255, 255, 252 };	/* past 239/8 */
+	static const u8 uni[] = { 223, 255, 255, 255 };
+	static const u8 wide[] = { 239, 2, 0, 0, 1 };	/* byte 4 set */
+	static const u8 b6[] = { 0xff, 0x15, [14] = 0xab, [15] = 0 };
+	static const u8 b6carry[] = { 0xff, 0x15, [12] = 0xff, 0xff, 0xff,
+				      0xfc };
+	static const u8 b6uni[] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	static const struct tcl ucl[] = { { 0, U, 0, 0, 3, { 0, 1, 2 } } };
+	u8 *buf = kunit_kzalloc(test, TBLOB_MAX, GFP_KERNEL);
+	static const u8 zero[16];
+	struct gsync_sched *s;
+	unsigned int len;
+	u8 a[16];
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	/* Derived: 239.1.1.2 for clique 0, 239.1.1.7 for clique 5. */
+	KUNIT_ASSERT_EQ(test, tcgroups(buf, &tmcast4, zero, 16, &s), 0);
+	KUNIT_EXPECT_TRUE(test, gsync_sched_caddr(s, &s->cliques[0], a));
+	KUNIT_EXPECT_EQ(test, memcmp(a, "\xef\x01\x01\x02", 4), 0);
+	KUNIT_EXPECT_TRUE(test, gsync_sched_caddr(s, &s->cliques[5], a));
+	KUNIT_EXPECT_EQ(test, memcmp(a, "\xef\x01\x01\x07", 4), 0);
+	gsync_sched_put(s);
+	/* Explicit base: 239.2.0.3 for clique 3. */
+	KUNIT_ASSERT_EQ(test, tcgroups(buf, &tmcast4, b4, 4, &s), 0);
+	KUNIT_EXPECT_TRUE(test, gsync_sched_caddr(s, &s->cliques[3], a));
+	KUNIT_EXPECT_EQ(test, memcmp(a, "\xef\x02\x00\x03", 4), 0);
+	gsync_sched_put(s);
+	KUNIT_EXPECT_EQ(test, tcgroups(buf, &tmcast4, over, 4, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tcgroups(buf, &tmcast4, low, 4, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tcgroups(buf, &tmcast4, high, 4, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tcgroups(buf, &tmcast4, uni, 4, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tcgroups(buf, &tmcast4, wide, 5, &s), -EINVAL);
+	/* IPv6: ff12::2 for clique 0 (derived), ff15::ab05 for clique 5. */
+	KUNIT_ASSERT_EQ(test, tcgroups(buf, &m6, zero, 16, &s), 0);
+	KUNIT_EXPECT_TRUE(test, gsync_sched_caddr(s, &s->cliques[0], a));
+	KUNIT_EXPECT_EQ(test, a[15], 2);
+	KUNIT_EXPECT_EQ(test, memcmp(a, m6.addr, 15), 0);
+	gsync_sched_put(s);
+	KUNIT_ASSERT_EQ(test, tcgroups(buf, &m6, b6, 16, &s), 0);
+	KUNIT_EXPECT_TRUE(test, gsync_sched_caddr(s, &s->cliques[5], a));
+	KUNIT_EXPECT_EQ(test, a[14], 0xab);
+	KUNIT_EXPECT_EQ(test, a[15], 5);
+	gsync_sched_put(s);
+	KUNIT_EXPECT_EQ(test, tcgroups(buf, &m6, b6carry, 16, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tcgroups(buf, &m6, b6uni, 16, &s), -EINVAL);
+	/* A unicast group has nothing to multicast: the flag does nothing. */
+	len = tbuild(buf, 3, 1, ucl, 1);
+	((struct gsync_sched_hdr *)buf)->flags = GSYNC_SCHF_CLIQUE_GROUPS;
+	KUNIT_ASSERT_EQ(test, tcompile(buf, len, 3, true, &s), 0);
+	KUNIT_EXPECT_FALSE(test, gsync_sched_caddr(s, &s->cliques[0], a));
+	gsync_sched_put(s);
+	/* Without the flag, the group's address. */
+	len = tbuild(buf, 3, 1, ucl, 1);
+	KUNIT_ASSERT_EQ(test, tcompile(buf, len, 3, false, &s), 0);
+	KUNIT_EXPECT_FALSE(test, gsync_sched_caddr(s, &s->cliques[0], a));
+	gsync_sched_put(s);
+}
+
 static struct kunit_case gsync_sched_cases[] = {
 	KUNIT_CASE(gsync_sched_abi),
 	KUNIT_CASE(gsync_sched_grid),
@@ -376,6 +463,7 @@ static struct kunit_case gsync_sched_cases[] = {
 	KUNIT_CASE(gsync_sched_aggregator_relay),
 	KUNIT_CASE(gsync_sched_not_exact),
 	KUNIT_CASE(gsync_sched_malformed),
+	KUNIT_CASE(gsync_sched_clique_groups),
 	KUNIT_CASE(gsync_sched_fuzz),
 	KUNIT_CASE(gsync_sched_chunks),
 	{}

@@ -50,6 +50,21 @@
  * GSYNC_SCF_UNICAST makes RS_MULTICAST and AGGREGATOR send the result by
  * unicast to each member instead (groups without multicast).
  *
+ * Clique groups (GSYNC_SCHF_CLIQUE_GROUPS): clique i, its index in
+ * cliques[], multicasts to an address of its own, so that a rank receives
+ * only the traffic of its cliques. The address is group_base with i added
+ * to its low 32 bits (network byte order, no carry out of them); an
+ * all-zero group_base means the group's address plus 1. IPv4 uses the
+ * first 4 bytes of group_base (the rest must be 0). Every address must be
+ * multicast (IPv4: 224.0.1.0 to 239.255.255.255), in the group's family,
+ * and not the group's own address; the port and IPv6 scope are the
+ * group's. A rank joins the addresses of its cliques when it loads the
+ * schedule and leaves them when no schedule it still runs needs them,
+ * on its own socket for each address (so the host's
+ * net.ipv4.igmp_max_memberships, per socket, is not reached). Packets
+ * about a whole operation (ABORT) still go to the group's address. In a
+ * unicast group the flag has no effect.
+ *
  * Rates: rate_kbit paces what each member of the clique sends in its
  * round (both steps, repairs and all, headers included), in 1000 bit/s.
  * A group's pacing_rate (GSYNC_JOIN, GSYNC_PACING_RATE), when set, caps
@@ -116,6 +131,10 @@ enum gsync_sched_pattern {
 	GSYNC_PAT_MAX
 };
 
+/* gsync_sched_hdr.flags */
+#define GSYNC_SCHF_CLIQUE_GROUPS	(1U << 0)	/* a group per clique */
+#define GSYNC_SCHF_ALL			GSYNC_SCHF_CLIQUE_GROUPS
+
 /* gsync_sched_clique.flags */
 #define GSYNC_SCF_UNICAST	(1U << 0)	/* results back by unicast */
 
@@ -129,10 +148,11 @@ struct gsync_sched_hdr {
 	__u16 nrounds;		/* 1..GSYNC_SCHED_MAX_ROUNDS */
 	__u16 ncliques;		/* 1..GSYNC_SCHED_MAX_CLIQUES, all rounds */
 	__u16 nmembers;		/* entries in members[] */
-	__u32 flags;		/* must be 0 */
+	__u32 flags;		/* GSYNC_SCHF_* */
 	/* bit r (byte r / 8, LSB first): rank r contributes nothing */
 	__u8 idle[32];
-	__u64 reserved[2];	/* must be 0 */
+	/* CLIQUE_GROUPS: clique 0's address; else must be 0 */
+	__u8 group_base[16];
 };
 
 struct gsync_sched_clique {
