@@ -2,7 +2,8 @@
 """gsync schedule blobs (uapi/linux/gsync_sched.h) for the netns tests.
 
     gsched.py grid ROWS COLS [--row-pattern P] [--col-pattern P] [--block B]
-              [--unicast] -o FILE      rotating grid: rows, then columns
+              [--unicast] [--clique-groups [--group-base A]] -o FILE
+                                        rotating grid: rows, then columns
     gsched.py clique N [--pattern P] [--aggregator R] [--idle R,...]
               [--block B] -o FILE       one clique of every rank
     gsched.py show FILE                 print a blob
@@ -18,6 +19,7 @@ number of contributors, where a sum first covers them all).
 """
 import argparse
 import json
+import socket
 import struct
 import sys
 
@@ -25,14 +27,24 @@ MAGIC = 0x48435347
 VERSION = 1
 PATTERNS = {"multicast": 1, "unicast": 2, "rs_multicast": 3, "aggregator": 4}
 SCF_UNICAST = 1
-HDR = struct.Struct("=IHHQIHHHHI32s2Q")
+SCHF_CLIQUE_GROUPS = 1
+HDR = struct.Struct("=IHHQIHHHHI32s16s")
 CLQ = struct.Struct("=HBBHHHHI")
 assert HDR.size == 80 and CLQ.size == 16
 
 
-def build(nranks, rounds, block=65536, idle=(), start_seq=0):
+def base_bytes(addr):
+    """group_base for an address text (IPv4 in the first 4 bytes)."""
+    if ":" in addr:
+        return socket.inet_pton(socket.AF_INET6, addr)
+    return socket.inet_pton(socket.AF_INET, addr) + bytes(12)
+
+
+def build(nranks, rounds, block=65536, idle=(), start_seq=0, clique_groups=False,
+          group_base=None):
     """rounds: list of rounds, each a list of dicts with members, pattern,
-    and optionally aggregator and flags."""
+    and optionally aggregator and flags. clique_groups: a multicast group
+    per clique, from group_base (address text) or the group's address + 1."""
     cliques, members = [], []
     for r, rnd in enumerate(rounds):
         for c in rnd:
@@ -45,14 +57,15 @@ def build(nranks, rounds, block=65536, idle=(), start_seq=0):
     for r in idle:
         idle_bits[r // 8] |= 1 << (r % 8)
     hdr = HDR.pack(MAGIC, VERSION, HDR.size, start_seq, block, nranks, len(rounds),
-                   len(cliques), len(members), 0, bytes(idle_bits), 0, 0)
+                   len(cliques), len(members), SCHF_CLIQUE_GROUPS if clique_groups else 0,
+                   bytes(idle_bits), base_bytes(group_base) if group_base else bytes(16))
     return hdr + b"".join(cliques) + struct.pack("=%dH" % len(members), *members)
 
 
 def parse(blob):
     """The inverse of build(): (nranks, rounds, block, idle, start_seq)."""
     (magic, ver, hlen, start_seq, block, nranks, nrounds, ncl, nm, _flags,
-     idle_bits, _r0, _r1) = HDR.unpack_from(blob, 0)
+     idle_bits, _base) = HDR.unpack_from(blob, 0)
     if magic != MAGIC or ver != VERSION or hlen != HDR.size:
         raise ValueError("not a gsync schedule blob")
     names = {v: k for k, v in PATTERNS.items()}
@@ -157,6 +170,9 @@ def main():
         p.add_argument("--rate-kbit", type=int, default=0,
                        help="every clique's rate_kbit (members' sending rate)")
         p.add_argument("--start-seq", type=int, default=0)
+        p.add_argument("--clique-groups", action="store_true",
+                       help="a multicast group per clique (GSYNC_SCHF_CLIQUE_GROUPS)")
+        p.add_argument("--group-base", help="clique 0's group (default: the group's + 1)")
         p.add_argument("-o", "--output", required=True)
         p.add_argument("--json", metavar="FILE",
                        help="also write it as gsync-schedule/1 JSON (gsync-sched)")
@@ -190,7 +206,8 @@ def main():
             cl["rate_kbit"] = a.rate_kbit
     idle = [int(x) for x in getattr(a, "idle", "").split(",") if x]
     with open(a.output, "wb") as f:
-        f.write(build(n, rounds, a.block, idle=idle, start_seq=a.start_seq))
+        f.write(build(n, rounds, a.block, idle=idle, start_seq=a.start_seq,
+                      clique_groups=a.clique_groups, group_base=a.group_base))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(to_json(rounds, a.islands.split(","), a.block), f, indent=1)

@@ -324,13 +324,21 @@ gs_group() {
 }
 
 # gs_sched_nine DIR: nine islands 5 ms apart, and in DIR the schedule blobs
-# the schedule tests share: grid-rs (unicast rows, reduce-scatter columns),
-# grid-agg (multicast rows, aggregator columns), one (one clique).
+# the schedule tests share: grid-rs (unicast rows, reduce-scatter columns,
+# all to the group's address), grid-agg (multicast rows, aggregator
+# columns, a multicast group per clique), one (one clique).
+# gs_no_foreign DIR: no rank of the gs_group run in DIR counted a packet of
+# a clique it is not in (its stats line lists only counters that are not 0).
+gs_no_foreign() {
+	! grep -H 'drop_clique=' "$1"/rank* | gs_diag | grep .
+}
+
 gs_sched_nine() {
 	local dir=$1 mk="python3 $GS_NETNS_DIR/gsched.py"
 	gs_islands_up 9
 	gs_impair delay 5ms 1ms
 	$mk grid 3 3 --row-pattern unicast --col-pattern rs_multicast --block 16384 -o "$dir/grid-rs" &&
-	$mk grid 3 3 --row-pattern multicast --col-pattern aggregator --block 16384 -o "$dir/grid-agg" &&
+	$mk grid 3 3 --row-pattern multicast --col-pattern aggregator --block 16384 \
+		--clique-groups -o "$dir/grid-agg" &&
 	$mk clique 9 --pattern multicast --block 65536 -o "$dir/one"
 }

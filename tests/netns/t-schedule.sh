@@ -23,6 +23,7 @@ gs_ok "blocks were reduced one run at a time (reduce_jobs > ops)" \
 gs_group "$tmp/agg" "3x3 grid, multicast rows + aggregator columns" \
 	--members "$(gs_members 4 7322)" --mcast 239.77.9.2:7401 --schedule "$tmp/grid-agg" \
 	--dtypes fp32,int32 --ops sum,avg --sizes 1,70000 --timeout-ms 60000 --check-sample 2000
+gs_ok "a group per clique: no rank received another clique's packets" gs_no_foreign "$tmp/agg"
 gs_group "$tmp/out-one" "one clique of nine, multicast" \
 	--members "$(gs_members 4 7323)" --mcast 239.77.9.3:7402 --schedule "$tmp/one" \
 	--dtypes fp32,bf16 --ops sum,max --sizes 3,40000 --timeout-ms 60000 --check-sample 2000
