@@ -87,7 +87,10 @@ SCHED_MIN_BLOCK = 4096
 SCHED_PATTERNS = {"multicast": 1, "unicast": 2, "rs_multicast": 3,
                   "aggregator": 4}
 SCF_UNICAST = 1
-SCHED_HDR = struct.Struct("=IHHQIHHHHI32s2Q")
+SCHF_CLIQUE_GROUPS = 1 << 0   # gsync_sched_hdr.flags: a multicast address per clique
+SCHF_ALL = SCHF_CLIQUE_GROUPS
+# struct gsync_sched_hdr: ..., flags, idle[32], group_base[16]
+SCHED_HDR = struct.Struct("=IHHQIHHHHI32s16s")
 SCHED_CLIQUE = struct.Struct("=HBBHHHHI")
 
 assert ADDR.size == 24

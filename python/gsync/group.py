@@ -293,20 +293,27 @@ class Group:
         self._sock.setsockopt(_abi.SOL_GSYNC, _abi.GSYNC_PACING_RATE, rate.to_bytes(8, "little"))
 
     def load_schedule(self, schedule: Any, *, ranks: Optional[Iterable[str]] = None,
-                      topology: Any = None, start_seq: Optional[int] = None) -> bytes:
+                      topology: Any = None, start_seq: Optional[int] = None,
+                      clique_groups: Optional[bool] = None,
+                      group_base: Any = None) -> bytes:
         """Load a schedule (GSYNC_SCHEDULE): a blob as ``gsync-sched export``
         writes it, a gsync-schedule/1 JSON file or dict (see
-        :func:`gsync.schedule.compile_schedule` for ``ranks``/``topology``),
-        or None to return to the default schedule. ``start_seq`` (default:
+        :func:`gsync.schedule.compile_schedule` for ``ranks``/``topology``,
+        and ``clique_groups``/``group_base``, off by default for JSON), or
+        None to return to the default schedule. ``start_seq`` (default:
         the blob's, 0 = the next operation) must be the same on every rank.
-        Returns the blob loaded."""
+        In a multicast group the clique addresses (GSYNC_SCHF_CLIQUE_GROUPS)
+        are checked against the group's address first. Returns the blob
+        loaded."""
         from .schedule import compile_schedule
         if schedule is None:
             self._sock.setsockopt(_abi.SOL_GSYNC, _abi.GSYNC_SCHEDULE, None, 0)
             return b""
+        mcast = self.config.mcast
         blob = compile_schedule(schedule, ranks=ranks, topology=topology,
                                 start_seq=start_seq, unicast=self.config.unicast,
-                                nranks=self.size)
+                                nranks=self.size, clique_groups=clique_groups,
+                                group_base=group_base, group=mcast[0] if mcast else None)
         try:
             self._sock.setsockopt(_abi.SOL_GSYNC, _abi.GSYNC_SCHEDULE, blob)
         except OSError as e:
@@ -500,6 +507,8 @@ def _sched_hint(err: int) -> str:
     return {
         errno.EINVAL: " (the blob is malformed or not an exact all-reduce; the kernel "
                       "log says why)",
+        errno.ENOBUFS: " (the group would hold more than 64 clique-group addresses; "
+                       "those of older schedules are left when nothing uses them)",
         errno.EOPNOTSUPP: " (a multicast pattern in a unicast group)",
         errno.ERANGE: " (start_seq is behind the group's next sequence number)",
         errno.ENOTCONN: " (not joined)",

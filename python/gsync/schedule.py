@@ -14,9 +14,19 @@ without) cliques return results by unicast. Anything that needs the cost
 model or more of the topology (``auto``, an omitted aggregator,
 aggregation at a network node with ``--relay``) is refused with a pointer
 to ``gsync-sched export``, whose blob can then be loaded.
+
+Clique groups (``GSYNC_SCHF_CLIQUE_GROUPS``: clique i multicasts to an
+address of its own, ``group_base`` + i, or the group's address + 1 + i
+when ``group_base`` is all zero) are off unless asked for with
+``clique_groups=True`` (and optionally ``group_base=``), unlike
+``gsync-sched export``, which sets them by default: a rank joins one
+multicast group per clique it is in, so those addresses must be free for
+the job, which only the caller knows. :func:`check_clique_groups` holds
+the kernel's rules on them.
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import struct
@@ -29,13 +39,142 @@ def is_blob(data: bytes) -> bool:
     return len(data) >= 4 and struct.unpack_from("=I", data)[0] == _abi.SCHED_MAGIC
 
 
+# ---- clique groups (GSYNC_SCHF_CLIQUE_GROUPS) ------------------------------------
+_V4_CLIQUE_FIRST, _V4_CLIQUE_LAST = 0xE0000100, 0xEFFFFFFF   # 224.0.1.0, 239.255.255.255
+
+
+def base_bytes(group_base: Any) -> bytes:
+    """``group_base`` as the header holds it: None gives 16 zero bytes
+    (the group's address + 1); an address (text or :mod:`ipaddress`
+    object, IPv4 or IPv6) its bytes, IPv4 in the first 4; 16 bytes stay
+    as they are."""
+    if group_base is None:
+        return bytes(16)
+    if isinstance(group_base, (bytes, bytearray, memoryview)):
+        b = bytes(group_base)
+        if len(b) != 16:
+            raise ValueError(f"group_base: {len(b)} bytes, expected 16")
+        return b
+    if not isinstance(group_base, (str, ipaddress.IPv4Address, ipaddress.IPv6Address)):
+        raise TypeError("group_base: an address (text or ipaddress), 16 bytes, or None")
+    try:
+        b = ipaddress.ip_address(group_base).packed.ljust(16, b"\0")
+    except ValueError:
+        raise ValueError(f"group_base {group_base!r}: not an IPv4 or IPv6 address") from None
+    if not any(b):
+        raise ValueError(f"group_base {group_base!r}: all zero stands for the group's "
+                         "address + 1; give None for that")
+    return b
+
+
+def _low32(b: bytes) -> int:
+    return int.from_bytes(b[-4:], "big")
+
+
+def _addr(prefix: bytes, low: int) -> str:
+    return str(ipaddress.ip_address(prefix + (low & 0xFFFFFFFF).to_bytes(4, "big")))
+
+
+def _check_range(prefix: bytes, first: int, n: int, what: str) -> None:
+    """Clique addresses ``prefix`` + (first .. first+n-1) in the low 32
+    bits; prefix b"" for IPv4, the first 12 bytes for IPv6."""
+    start, last = _addr(prefix, first), first + n - 1
+    if not prefix:
+        if _V4_CLIQUE_FIRST <= first and last <= _V4_CLIQUE_LAST:
+            return
+        if n == 1:
+            raise ValueError(f"{what}: {start} is not an IPv4 multicast address a clique may "
+                             "use (224.0.1.0 to 239.255.255.255)")
+        raise ValueError(f"{what}: the {n} clique addresses {start} + 0..{n - 1} are not all "
+                         "IPv4 multicast addresses a clique may use (224.0.1.0 to "
+                         "239.255.255.255)")
+    if prefix[0] != 0xFF:
+        raise ValueError(f"{what}: {start} is not IPv6 multicast (ff00::/8): clique addresses "
+                         "must be multicast")
+    if last > 0xFFFFFFFF:
+        raise ValueError(f"{what}: the {n} clique addresses {start} + 0..{n - 1} carry out of "
+                         "the low 32 bits (clique i adds i to them, without carry)")
+
+
+def _check_any_group(base: bytes, n: int) -> None:
+    """An explicit base, the group unknown: its family from its shape
+    (IPv4: bytes 4..15 zero, unless the first byte is 0xff, which only
+    IPv6 multicast can start with)."""
+    if not any(base[4:]) and base[0] != 0xFF:
+        _check_range(b"", _low32(base[:4]), n, "group_base")
+    elif base[0] != 0xFF:
+        raise ValueError(f"group_base: {ipaddress.ip_address(base)} is neither an IPv4 address "
+                         "(bytes 4..15 zero) nor IPv6 multicast (ff00::/8): clique addresses "
+                         "must be multicast")
+    else:
+        _check_range(base[:12], _low32(base), n, "group_base")
+
+
+def _check_in_group(base: bytes, n: int, group: str) -> None:
+    """The kernel's check against the group's multicast address."""
+    raw = ipaddress.ip_address(group.split("%")[0]).packed
+    alen = len(raw)
+    if any(base[alen:]):
+        raise ValueError(f"group_base: not an IPv4 address (bytes 4..15 must be 0), but the "
+                         f"group {group} is IPv4")
+    if alen == 16 and any(base) and base[0] != 0xFF:
+        raise ValueError(f"group_base: {ipaddress.ip_address(base)} is not IPv6 multicast "
+                         f"(ff00::/8), but the group {group} is IPv6")
+    if any(base):
+        prefix, first, what = base[:alen - 4], _low32(base[:alen]), "group_base"
+    else:
+        prefix, first = raw[:alen - 4], _low32(raw) + 1
+        what = f"group_base 0 (the group's address {group} + 1)"
+    _check_range(prefix, first, n, what)
+    own = _low32(raw)
+    if prefix == raw[:alen - 4] and first <= own <= first + n - 1:
+        raise ValueError(f"{what}: clique {own - first}'s address is {group}, the group's own")
+
+
+def check_clique_groups(flags: int, group_base: bytes, ncliques: int,
+                        group: Optional[str] = None) -> None:
+    """The kernel's rules on a header's ``flags`` and ``group_base``
+    (``uapi/linux/gsync_sched.h``, "Clique groups"); ValueError naming the
+    rule broken. No flag but ``SCHF_CLIQUE_GROUPS``; ``group_base`` 0
+    without it. With it, clique i (of ``ncliques``) multicasts to
+    ``group_base`` with i added to its low 32 bits: IPv4 (the first 4
+    bytes, the rest 0) in 224.0.1.0..239.255.255.255, IPv6 multicast
+    (ff00::/8) with no carry out of those bits. ``group``: the group's
+    multicast address (text), if known; then also the family, the derived
+    base (all zero: the group's address + 1) and that no clique address
+    is the group's own. Without it what holds for any group is checked
+    (an explicit base only), as ``gsync-sched export`` does."""
+    if flags & ~_abi.SCHF_ALL:
+        raise ValueError(f"flags: unknown flags {flags & ~_abi.SCHF_ALL:#x} (this library "
+                         f"knows {_abi.SCHF_ALL:#x}, SCHF_CLIQUE_GROUPS)")
+    base = bytes(group_base)
+    if not flags & _abi.SCHF_CLIQUE_GROUPS:
+        if any(base):
+            raise ValueError("group_base: set without SCHF_CLIQUE_GROUPS in flags (it must be "
+                             "0 then)")
+        return
+    n = max(ncliques, 1)
+    if group is not None:
+        _check_in_group(base, n, group)
+    elif any(base):
+        _check_any_group(base, n)
+
+
 def build_blob(nranks: int, rounds: Sequence[Sequence[Dict[str, Any]]],
                block_bytes: int = 1 << 20, idle: Iterable[int] = (),
-               start_seq: int = 0) -> bytes:
+               start_seq: int = 0, clique_groups: bool = False,
+               group_base: Any = None) -> bytes:
     """The blob of ``rounds``: lists of cliques, each a dict with
     ``members`` (ranks), ``pattern`` (a name), and optionally
     ``aggregator`` (a rank), ``flags`` and ``rate_kbit`` (the members'
-    sending rate in 1000 bit/s)."""
+    sending rate in 1000 bit/s). ``clique_groups=True`` sets
+    GSYNC_SCHF_CLIQUE_GROUPS: clique i (in blob order) multicasts to the
+    group's address + 1 + i, or to ``group_base`` + i (see
+    :func:`base_bytes`; it needs ``clique_groups``)."""
+    base = base_bytes(group_base)
+    if any(base) and not clique_groups:
+        raise ValueError("group_base is clique 0's address: it needs clique_groups=True")
+    flags = _abi.SCHF_CLIQUE_GROUPS if clique_groups else 0
     cliques: List[bytes] = []
     members: List[int] = []
     for r, rnd in enumerate(rounds):
@@ -48,25 +187,28 @@ def build_blob(nranks: int, rounds: Sequence[Sequence[Dict[str, Any]]],
     bits = bytearray(32)
     for r in idle:
         bits[r // 8] |= 1 << (r % 8)
+    check_clique_groups(flags, base, len(cliques))
     hdr = _abi.SCHED_HDR.pack(_abi.SCHED_MAGIC, _abi.SCHED_VERSION, _abi.SCHED_HDR.size,
                               start_seq, block_bytes, nranks, len(rounds), len(cliques),
-                              len(members), 0, bytes(bits), 0, 0)
+                              len(members), flags, bytes(bits), base)
     return hdr + b"".join(cliques) + struct.pack("=%dH" % len(members), *members)
 
 
 def parse_blob(blob: bytes) -> Dict[str, Any]:
-    """The header fields and cliques of a blob (structure only; the kernel
-    checks the semantics)."""
+    """The header fields and cliques of a blob (structure, and the rules
+    on ``flags`` and ``group_base`` that hold in any group, see
+    :func:`check_clique_groups`; the kernel checks the semantics)."""
     if len(blob) < _abi.SCHED_HDR.size or not is_blob(blob):
         raise ValueError("not a gsync schedule blob (bad magic or too short)")
     (magic, ver, hlen, start_seq, block, nranks, nrounds, ncl, nm, flags, idle_bits,
-     _r0, _r1) = _abi.SCHED_HDR.unpack_from(blob)
+     base) = _abi.SCHED_HDR.unpack_from(blob)
     if ver != _abi.SCHED_VERSION or hlen != _abi.SCHED_HDR.size:
         raise ValueError(f"schedule blob version {ver}/header {hlen}: this library "
                          f"knows version {_abi.SCHED_VERSION}")
     want = _abi.SCHED_HDR.size + ncl * _abi.SCHED_CLIQUE.size + 2 * nm
     if len(blob) != want:
         raise ValueError(f"schedule blob of {len(blob)} bytes, its header says {want}")
+    check_clique_groups(flags, base, ncl)
     mem = struct.unpack_from("=%dH" % nm, blob, _abi.SCHED_HDR.size + ncl * _abi.SCHED_CLIQUE.size)
     names = {v: k for k, v in _abi.SCHED_PATTERNS.items()}
     rounds: List[List[Dict[str, Any]]] = [[] for _ in range(nrounds)]
@@ -79,7 +221,7 @@ def parse_blob(blob: bytes) -> Dict[str, Any]:
                             "pattern": names.get(pat, pat), "aggregator": agg,
                             "flags": cflags, "rate_kbit": rate})
     return {"nranks": nranks, "rounds": rounds, "block_bytes": block,
-            "start_seq": start_seq, "flags": flags,
+            "start_seq": start_seq, "flags": flags, "group_base": base,
             "idle": [r for r in range(min(nranks, 256)) if idle_bits[r // 8] >> (r % 8) & 1]}
 
 
@@ -120,13 +262,17 @@ def _rank_map(ranks: Optional[Iterable[str]], topo: Any) -> Optional[Dict[str, i
 
 def from_json(doc: Dict[str, Any], *, ranks: Optional[Iterable[str]] = None,
               topology: Any = None, start_seq: int = 0, unicast: bool = False,
-              nranks: Optional[int] = None) -> bytes:
+              nranks: Optional[int] = None, clique_groups: bool = False,
+              group_base: Any = None) -> bytes:
     """Convert a gsync-schedule/1 document to a blob (see the module doc).
 
     ``unicast=True`` (a group joined without multicast) refuses
     ``multicast`` cliques and sends the results of ``rs_multicast`` and
     ``aggregator`` cliques by unicast (GSYNC_SCF_UNICAST), as ``gsync-sched
-    export --no-multicast`` does."""
+    export --no-multicast`` does. ``clique_groups`` and ``group_base`` as
+    in :func:`build_blob` (off by default; ``clique_groups=True`` gives
+    the blob of ``gsync-sched export``, ``False`` that of ``export
+    --no-clique-groups``)."""
     fmt = doc.get("format", "gsync-schedule/1")
     if fmt != "gsync-schedule/1":
         raise ValueError(f"format {fmt!r}: expected gsync-schedule/1")
@@ -257,14 +403,28 @@ def from_json(doc: Dict[str, Any], *, ranks: Optional[Iterable[str]] = None,
     rounds_blob = [[{k: v for k, v in q.items() if not k.startswith("_")} for q in rnd]
                    for rnd in out_rounds]
     return build_blob(n, rounds_blob, _block_bytes(float(doc.get("chunk_bytes", 1 << 20))),
-                      start_seq=start_seq)
+                      start_seq=start_seq, clique_groups=clique_groups, group_base=group_base)
+
+
+def _check_for_group(blob: bytes, group: Optional[str]) -> bytes:
+    if group is not None:
+        info = parse_blob(blob)
+        check_clique_groups(info["flags"], info["group_base"],
+                            sum(len(r) for r in info["rounds"]), group)
+    return blob
 
 
 def compile_schedule(schedule: Any, *, ranks: Optional[Iterable[str]] = None,
                      topology: Any = None, start_seq: Optional[int] = None,
-                     unicast: bool = False, nranks: Optional[int] = None) -> bytes:
+                     unicast: bool = False, nranks: Optional[int] = None,
+                     clique_groups: Optional[bool] = None, group_base: Any = None,
+                     group: Optional[str] = None) -> bytes:
     """A blob from ``schedule``: blob bytes, a JSON dict or string, or a
-    path to either. ``start_seq`` overrides the blob's."""
+    path to either. ``start_seq`` overrides the blob's. ``clique_groups``
+    and ``group_base`` (JSON only: a blob carries its own) as in
+    :func:`from_json`. ``group``: the multicast address of the group the
+    blob is for (text), to check its clique addresses against it as the
+    kernel will (:func:`check_clique_groups`)."""
     data: Any = schedule
     if isinstance(schedule, (str, os.PathLike)) and not (
             isinstance(schedule, str) and schedule.lstrip().startswith("{")):
@@ -276,9 +436,13 @@ def compile_schedule(schedule: Any, *, ranks: Optional[Iterable[str]] = None,
             info = parse_blob(data)
             if nranks is not None and info["nranks"] != nranks:
                 raise ValueError(f"schedule for {info['nranks']} ranks, the group has {nranks}")
+            if clique_groups is not None or group_base is not None:
+                raise ValueError("clique_groups and group_base apply to JSON schedules; a blob "
+                                 "carries its own (gsync-sched export --no-clique-groups, "
+                                 "--group-base)")
             if start_seq is not None:
                 data = data[:8] + struct.pack("=Q", start_seq) + data[16:]
-            return data
+            return _check_for_group(data, group)
         try:
             data = json.loads(data)
         except ValueError:
@@ -287,5 +451,7 @@ def compile_schedule(schedule: Any, *, ranks: Optional[Iterable[str]] = None,
         data = json.loads(data)
     if not isinstance(data, dict):
         raise TypeError("schedule: expected a blob, a JSON object, or a path")
-    return from_json(data, ranks=ranks, topology=topology, start_seq=start_seq or 0,
-                     unicast=unicast, nranks=nranks)
+    return _check_for_group(from_json(data, ranks=ranks, topology=topology,
+                                      start_seq=start_seq or 0, unicast=unicast, nranks=nranks,
+                                      clique_groups=bool(clique_groups),
+                                      group_base=group_base), group)

@@ -2,7 +2,8 @@
 of `optimize -o` and the blobs of `export`, loaded through the package's
 parsing path (compile_schedule, Group.load_schedule over the stand-in
 socket). Python's conversion of the JSON must give the exporter's blob
-byte for byte (without rates, which Python does not compute), and both
+byte for byte (without rates, which Python does not compute; with clique
+groups, which export sets by default and Python on request), and both
 must refuse the same schedules. The tool is built by make check's host
 stage before these tests; run alone, they build it, or skip saying why."""
 import json
@@ -94,15 +95,29 @@ class RealSchedules(unittest.TestCase):
                 seen.update(c["pattern"] for r in json.load(f)["rounds"] for c in r["cliques"])
             for unicast in (False, True):
                 with self.subTest(topology=topo, size=size, unicast=unicast):
-                    want = self.export(sched, topo_path, "--no-rates",
-                                       *(["--no-multicast"] if unicast else []))
+                    nomc = ["--no-multicast"] if unicast else []
+                    want = self.export(sched, topo_path, "--no-rates", *nomc)
                     if want is None:     # refused: Python must refuse it too
                         with self.assertRaises(ValueError, msg=self.last_err):
                             compile_schedule(sched, topology=topo_path, unicast=unicast)
                         continue
-                    got = compile_schedule(sched, topology=topo_path, unicast=unicast)
+                    # export's default: clique groups from the group's address
+                    got = compile_schedule(sched, topology=topo_path, unicast=unicast,
+                                           clique_groups=True)
                     self.assertEqual(parse_blob(got), parse_blob(want))
                     self.assertEqual(got, want)
+                    self.assertEqual(parse_blob(got)["flags"], 1)
+                    # Python's default: none, as export --no-clique-groups
+                    want = self.export(sched, topo_path, "--no-rates", "--no-clique-groups",
+                                       *nomc)
+                    self.assertEqual(compile_schedule(sched, topology=topo_path,
+                                                      unicast=unicast), want)
+                    # and an explicit base
+                    want = self.export(sched, topo_path, "--no-rates", "--group-base",
+                                       "ff15::79:0", *nomc)
+                    self.assertEqual(compile_schedule(sched, topology=topo_path, unicast=unicast,
+                                                      clique_groups=True,
+                                                      group_base="ff15::79:0"), want)
         # the cases cover every pattern the kernel runs
         self.assertLessEqual({"multicast", "unicast", "rs_multicast", "aggregator"}, seen)
 
@@ -146,12 +161,17 @@ class RealSchedules(unittest.TestCase):
     def test_json_loads_into_unicast_group(self):
         """sched tool: a unicast Group loading optimize's JSON sends export --no-multicast's blob"""
         topo_path, sched = self.optimize("nine-city-private", 268435456, ["--multicast", "none"])
-        want = self.export(sched, topo_path, "--no-rates", "--no-multicast")
+        want = self.export(sched, topo_path, "--no-rates", "--no-multicast", "--no-clique-groups")
         self.assertIsNotNone(want, self.last_err)
+        cg = self.export(sched, topo_path, "--no-rates", "--no-multicast")
         fab, gs = fakekernel.groups(9)       # unicast groups
         try:
             self.assertEqual(gs[4].load_schedule(sched, topology=topo_path), want)
             self.assertEqual(gs[4]._sock.schedule, want)
+            # export's default sets clique groups, which a unicast group ignores
+            self.assertEqual(gs[4].load_schedule(sched, topology=topo_path, clique_groups=True),
+                             cg)
+            self.assertEqual(gs[4].load_schedule(cg), cg)
         finally:
             fakekernel_close(gs)
 

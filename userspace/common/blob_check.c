@@ -9,8 +9,11 @@
  * its id).  Equal ids mean the same sums in the same order, hence the same
  * bits.  The rules follow the kernel's kmod/sched.c, which has the last
  * word (and also checks what only a running group knows: nranks equal to
- * the group's, no multicast in a GSYNC_JOIN_UNICAST group). */
+ * the group's, no multicast in a GSYNC_JOIN_UNICAST group, clique group
+ * addresses in the group's family and not its own address, and those
+ * derived from it). */
 #include "sched_blob.h"
+#include <arpa/inet.h>
 #include <linux/gsync.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +79,107 @@ static int idle(const struct gsync_sched_hdr *h, unsigned r)
 	return h->idle[r / 8] >> (r % 8) & 1;
 }
 
+/* ---------------- clique groups (GSYNC_SCHF_CLIQUE_GROUPS) ---------------- */
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* An explicit group_base is IPv4 when bytes 4..15 are zero, except that
+ * ff00:: and the like (also zero there) can only be IPv6 multicast: as
+ * IPv4, 255.x.x.x, never multicast.  Without the group's address this
+ * is all that tells the family. */
+static int base_is_v4(const uint8_t *base)
+{
+	return all_zero(base + 4, 12) && base[0] != 0xff;
+}
+
+/* the low 32 bits of the address BASE stands for (network byte order) */
+static uint32_t base_low(const uint8_t *base)
+{
+	const uint8_t *p = base + (base_is_v4(base) ? 0 : 12);
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* BASE with I added to its low 32 bits (no carry out of them), as text */
+static void base_text(const uint8_t *base, uint32_t i, char *buf, size_t n)
+{
+	uint8_t a[16];
+	int v4 = base_is_v4(base);
+	uint32_t low = base_low(base) + i;
+	uint8_t *p = a + (v4 ? 0 : 12);
+	char t[INET6_ADDRSTRLEN];
+	memcpy(a, base, sizeof(a));
+	p[0] = (uint8_t)(low >> 24);
+	p[1] = (uint8_t)(low >> 16);
+	p[2] = (uint8_t)(low >> 8);
+	p[3] = (uint8_t)low;
+	if (!inet_ntop(v4 ? AF_INET : AF_INET6, a, t, sizeof(t)))
+		snprintf(t, sizeof(t), "?");
+	snprintf(buf, n, "%s", t);
+}
+
+/* an IPv6 group_base A (as text), NC cliques, LAST the low 32 bits of
+ * the last clique's address (before any carry) */
+static int v6_base(const uint8_t *base, const char *a, unsigned nc, uint64_t last, gs_err *e)
+{
+	if (base[0] != 0xff)
+		return FAIL(e, "%s is neither an IPv4 address (bytes 4..15 zero) nor IPv6 multicast "
+			    "(ff00::/8): clique addresses must be multicast", a);
+	if (last > UINT32_MAX)
+		return FAIL(e, "the %u clique addresses %s + 0..%u carry out of the low 32 bits "
+			    "(clique i adds i to them, without carry)", nc, a, nc - 1);
+	return 0;
+}
+
+int gs_blob_group_base_check(const uint8_t *base, unsigned ncliques, gs_err *e)
+{
+	char a[INET6_ADDRSTRLEN];
+	unsigned nc = ncliques ? ncliques : 1;
+	uint64_t first = base_low(base), last = first + nc - 1;
+	base_text(base, 0, a, sizeof(a));
+	if (!base_is_v4(base))
+		return v6_base(base, a, nc, last, e);
+	if (first >= 0xe0000100u && last <= 0xefffffffu)
+		return 0;
+	if (nc == 1)
+		return FAIL(e, "%s is not an IPv4 multicast address a clique may use (224.0.1.0 to "
+			    "239.255.255.255)", a);
+	return FAIL(e, "the %u clique addresses %s + 0..%u are not all IPv4 multicast addresses a "
+		    "clique may use (224.0.1.0 to 239.255.255.255)", nc, a, nc - 1);
+}
+
+void gs_blob_clique_group(const struct gsync_sched_hdr *h, unsigned ci, char *buf, size_t n)
+{
+	if (!(h->flags & GSYNC_SCHF_CLIQUE_GROUPS))
+		snprintf(buf, n, "group");
+	else if (all_zero(h->group_base, sizeof(h->group_base)))
+		snprintf(buf, n, "group+%u", ci + 1);
+	else
+		base_text(h->group_base, ci, buf, n);
+}
+
+/* flags and group_base; H's ncliques is in range */
+static int check_groups(const struct gsync_sched_hdr *h, gs_err *e)
+{
+	gs_err why;
+	if (h->flags & ~GSYNC_SCHF_ALL)
+		return FAIL(e, "header.flags: unknown flags 0x%x (this tool knows 0x%x, "
+			    "GSYNC_SCHF_CLIQUE_GROUPS)", h->flags & ~GSYNC_SCHF_ALL, GSYNC_SCHF_ALL);
+	if (all_zero(h->group_base, sizeof(h->group_base)))
+		return 0;
+	if (!(h->flags & GSYNC_SCHF_CLIQUE_GROUPS))
+		return FAIL(e, "header.group_base: set without GSYNC_SCHF_CLIQUE_GROUPS in "
+			    "header.flags (it must be 0 then)");
+	if (gs_blob_group_base_check(h->group_base, h->ncliques, &why))
+		return FAIL(e, "header.group_base: %s", why.msg);
+	return 0;
+}
+
 static int parse_hdr(const struct gsync_sched_hdr *h, size_t len, gs_err *e)
 {
 	size_t want = GSYNC_SCHED_BLOB_LEN((size_t)h->ncliques, (size_t)h->nmembers);
@@ -87,8 +191,6 @@ static int parse_hdr(const struct gsync_sched_hdr *h, size_t len, gs_err *e)
 			    GSYNC_SCHED_VERSION);
 	if (h->hdr_len != sizeof(*h))
 		return FAIL(e, "header.hdr_len: %u, expected %zu", h->hdr_len, sizeof(*h));
-	if (h->flags || h->reserved[0] || h->reserved[1])
-		return FAIL(e, "header: flags and reserved fields must be 0");
 	if (h->nranks < 2 || h->nranks > MAXR)
 		return FAIL(e, "header.nranks: %u, must be 2..%u", h->nranks, MAXR);
 	if (h->nrounds < 1 || h->nrounds > GSYNC_SCHED_MAX_ROUNDS)
@@ -100,6 +202,8 @@ static int parse_hdr(const struct gsync_sched_hdr *h, size_t len, gs_err *e)
 	if (h->nmembers > GSYNC_SCHED_MAX_MEMBERS)
 		return FAIL(e, "header.nmembers: %u, the kernel takes at most %d", h->nmembers,
 			    GSYNC_SCHED_MAX_MEMBERS);
+	if (check_groups(h, e))
+		return -1;
 	if (h->block_bytes < GSYNC_SCHED_MIN_BLOCK || h->block_bytes % 16 ||
 	    h->block_bytes > GSYNC_MAX_OP_BYTES)
 		return FAIL(e, "header.block_bytes: %u, must be a multiple of 16 in %d..%u",

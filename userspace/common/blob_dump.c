@@ -14,6 +14,22 @@ static void dump_size(FILE *f, uint32_t b)
 		fprintf(f, "%u bytes\n", b);
 }
 
+/* flags, and the address rule of clique groups */
+static void dump_flags(const struct gsync_sched_hdr *hd, FILE *f)
+{
+	char base[64];
+	if (!(hd->flags & GSYNC_SCHF_CLIQUE_GROUPS)) {
+		fprintf(f, "flags       %#x (every clique multicasts to the group's address)\n",
+			hd->flags);
+		return;
+	}
+	gs_blob_clique_group(hd, 0, base, sizeof(base));
+	if (!strcmp(base, "group+1"))	/* derived from the group's address */
+		snprintf(base, sizeof(base), "the group's address + 1");
+	fprintf(f, "flags       %#x clique_groups: clique i multicasts to %s + i (no effect in a "
+		"unicast group)\n", hd->flags, base);
+}
+
 static void dump_header(const gs_blob_view *v, const gs_blob_hooks *h, size_t len, FILE *f)
 {
 	const struct gsync_sched_hdr *hd = &v->hdr;
@@ -42,15 +58,35 @@ static void dump_header(const gs_blob_view *v, const gs_blob_hooks *h, size_t le
 		fprintf(f, "start_seq   %" PRIu64 "\n", (uint64_t)hd->start_seq);
 	else
 		fprintf(f, "start_seq   0 (the next operation)\n");
+	dump_flags(hd, f);
+}
+
+/* width of the group column: 0 without clique groups (no column) */
+static int group_width(const gs_blob_view *v)
+{
+	char g[64];
+	int w = 5;
+	if (!(v->hdr.flags & GSYNC_SCHF_CLIQUE_GROUPS))
+		return 0;
+	for (unsigned ci = 0; ci < v->hdr.ncliques; ci++) {
+		gs_blob_clique_group(&v->hdr, ci, g, sizeof(g));
+		if ((int)strlen(g) > w)
+			w = (int)strlen(g);
+	}
+	return w;
 }
 
 static void dump_cliques(const gs_blob_view *v, const gs_blob_hooks *h, FILE *f)
 {
-	fprintf(f, "\n%-5s %-22s %-13s %-8s %-10s %-13s %s\n", "round", "clique", "pattern", "results",
-		"aggregator", "rate", "members");
+	int gw = group_width(v);
+	fprintf(f, "\n%-5s %-22s %-13s %-8s %-10s %-13s ", "round", "clique", "pattern", "results",
+		"aggregator", "rate");
+	if (gw)
+		fprintf(f, "%-*s ", gw, "group");
+	fprintf(f, "members\n");
 	for (unsigned ci = 0; ci < v->hdr.ncliques; ci++) {
 		const struct gsync_sched_clique *q = &v->cl[ci];
-		char name[128], agg[16] = "-", rate[24] = "-";
+		char name[128], agg[16] = "-", rate[24] = "-", grp[64];
 		gs_blob_clique_name(v, h, ci, name, sizeof(name));
 		if (q->pattern == GSYNC_PAT_AGGREGATOR)
 			snprintf(agg, sizeof(agg), "%u", q->aggregator);
@@ -63,6 +99,10 @@ static void dump_cliques(const gs_blob_view *v, const gs_blob_hooks *h, FILE *f)
 		fprintf(f, "%-5u %-22s %-13s %-8s %-10s %-13s", q->round, name, gs_blob_pat_name(q->pattern),
 			q->pattern == GSYNC_PAT_UNICAST ? "unicast"
 			: q->flags & GSYNC_SCF_UNICAST ? "unicast" : "mcast", agg, rate);
+		if (gw) {
+			gs_blob_clique_group(&v->hdr, ci, grp, sizeof(grp));
+			fprintf(f, " %-*s", gw, grp);
+		}
 		for (unsigned i = 0; i < q->nmembers; i++)
 			fprintf(f, " %u", v->mem[q->first + i]);
 		fputc('\n', f);

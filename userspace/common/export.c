@@ -1,7 +1,8 @@
 /* export.c - a schedule on a topology as the kernel's blob: cliques in
  * round order with their members' ranks ascending, patterns mapped
  * (ring, tree and inline refused), relay ranks added for network-node
- * aggregators, results by unicast where multicast is missing; then the
+ * aggregators, results by unicast where multicast is missing, a multicast
+ * address per clique (GSYNC_SCHF_CLIQUE_GROUPS) unless told not to; then the
  * kernel's acceptance rules (blob_check.c) with JSON paths in messages and
  * given weights checked against the sums the kernel computes. */
 #include "sched_export.h"
@@ -200,6 +201,22 @@ static int limits(int nr, int nc, int nm, gs_err *e)
 	return -1;
 }
 
+/* --group-base: given with clique groups, and good for NCL cliques */
+static int group_base(const gs_export_opts *o, int ncl, gs_err *e)
+{
+	static const uint8_t zero[16];
+	gs_err why;
+	if (!memcmp(o->group_base, zero, sizeof(zero)))
+		return 0;
+	if (o->no_clique_groups)
+		gs_seterr(e, "--group-base: clique 0's address, but --no-clique-groups has every clique multicast to the group's");
+	else if (gs_blob_group_base_check(o->group_base, (unsigned)ncl, &why))
+		gs_seterr(e, "--group-base: %s", why.msg);
+	else
+		return 0;
+	return -1;
+}
+
 static void serialize(gs_export_ctx *x, int nr, int nm, const gs_export_opts *o)
 {
 	struct gsync_sched_hdr h;
@@ -215,6 +232,10 @@ static void serialize(gs_export_ctx *x, int nr, int nm, const gs_export_opts *o)
 	h.nmembers = (uint16_t)nm;
 	for (int r = x->t->n_islands; r < x->rm.nranks; r++)
 		h.idle[r / 8] |= (uint8_t)(1u << (r % 8));
+	if (!o->no_clique_groups) {
+		h.flags = GSYNC_SCHF_CLIQUE_GROUPS;
+		memcpy(h.group_base, o->group_base, sizeof(h.group_base));
+	}
 	x->len = GSYNC_SCHED_BLOB_LEN((size_t)x->ncl, (size_t)nm);
 	x->blob = gs_xmalloc(x->len);
 	memcpy(x->blob, &h, sizeof(h));
@@ -249,6 +270,8 @@ int gs_export_build(gs_export_ctx *x, const gs_topo *t, const gs_sched *s, const
 	}
 	if (limits(nr, x->ncl, nm, e))
 		return GS_EXPORT_REFUSED;
+	if (group_base(o, x->ncl, e))
+		return GS_EXPORT_BADOPT;
 	for (int i = 0; i < x->ncl && !o->no_rates; i++)
 		x->cl[i].rate_kbit = gs_export_rate_kbit(t, &x->rm, &x->cl[i], x->mem);
 	serialize(x, nr, nm, o);

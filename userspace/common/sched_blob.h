@@ -60,6 +60,23 @@ void gs_blob_rank_name(const gs_blob_hooks *h, unsigned rank, char *buf, size_t 
  * malformed blob prints only the reason). */
 int gs_blob_dump(const void *data, size_t len, const gs_blob_hooks *h, FILE *f);
 
+/* Clique groups (GSYNC_SCHF_CLIQUE_GROUPS): the rules an explicit
+ * group_base BASE (16 bytes, not all zero) must follow whatever the
+ * group's address is.  Clique i multicasts to BASE with i added to its low
+ * 32 bits: IPv4 (bytes 4..15 zero, first byte not 0xff) in 224.0.1.0 to
+ * 239.255.255.255 for i = 0..NCLIQUES-1, else IPv6 multicast (ff00::/8)
+ * with no carry out of the low 32 bits.  0, or -1 with E set to why
+ * (the caller names the field or option).  The group's own address,
+ * its family and the derived base (all zero: the group's address + 1)
+ * only the kernel can check. */
+int gs_blob_group_base_check(const uint8_t *base, unsigned ncliques, gs_err *e);
+
+/* Where clique CI of H multicasts, as text: "group" (the group's address,
+ * no GSYNC_SCHF_CLIQUE_GROUPS), "group+N" (derived: the group's address
+ * + N, N = CI + 1), or the address (an explicit group_base + CI).  BUF
+ * should hold INET6_ADDRSTRLEN (46) bytes. */
+void gs_blob_clique_group(const struct gsync_sched_hdr *h, unsigned ci, char *buf, size_t n);
+
 /* Name of a GSYNC_PAT_* value ("multicast", ...), "?" if unknown. */
 const char *gs_blob_pat_name(unsigned pat);
 

@@ -32,6 +32,11 @@ typedef struct {
 	uint64_t start_seq;                 /* first operation; 0 = the next */
 	double size;                        /* bytes per sync for resolving auto; 0 = 256 MiB */
 	int no_rates;                       /* leave every clique's rate_kbit 0 */
+	/* GSYNC_SCHF_CLIQUE_GROUPS is set unless no_clique_groups: clique i
+	 * multicasts to group_base + i, all zero meaning the group's address
+	 * + 1 (+ i); group_base must be zero with no_clique_groups */
+	int no_clique_groups;
+	uint8_t group_base[16];
 } gs_export_opts;
 
 /* The fraction of an access link a clique's members are paced to fill:
@@ -70,9 +75,10 @@ typedef struct {
 
 enum { GS_EXPORT_OK = 0, GS_EXPORT_REFUSED = -1, GS_EXPORT_BADOPT = -2 };
 
-/* Build the blob (no acceptance rules yet).  GS_EXPORT_BADOPT: --ranks or
- * --relay are wrong; GS_EXPORT_REFUSED: the schedule has something the
- * kernel cannot execute.  Free X with gs_export_free in every case. */
+/* Build the blob (no acceptance rules yet).  GS_EXPORT_BADOPT: --ranks,
+ * --relay or --group-base are wrong; GS_EXPORT_REFUSED: the schedule has
+ * something the kernel cannot execute.  Free X with gs_export_free in
+ * every case. */
 int  gs_export_build(gs_export_ctx *x, const gs_topo *t, const gs_sched *s, const gs_export_opts *o,
 		     gs_err *e);
 /* Hooks naming cliques by JSON path and ranks by island, and checking

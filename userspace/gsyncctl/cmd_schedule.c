@@ -70,8 +70,10 @@ static int blob_file(const struct ctx *c, struct loaded *l)
 
 static int json_file(const struct ctx *c, struct loaded *l)
 {
+	/* as gsync-sched export's defaults: rates, clique groups from the
+	 * group's address */
 	gs_export_opts o = { c->ranks, c->relays, c->nrelays,
-			     c->no_multicast, c->start_seq, 0, 0 };
+			     c->no_multicast, c->start_seq, 0, 0, 0, { 0 } };
 	gs_err e;
 	char warn[512];
 	int rc;

@@ -7,6 +7,7 @@
 #include "gs.h"
 #include "sched_export.h"
 #include "sched_push.h"
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <linux/gsync_sched.h>
 #include <jansson.h>
@@ -29,7 +30,7 @@ int usage_err(const char *cmd, const char *fmt, const char *arg)
 enum { O_SIZE = 256, O_CHUNK, O_MC, O_FANIN, O_AGG, O_ACCESS, O_OVH, O_JSON, O_SVG, O_OBJ,
        O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_VARY, O_VALUES, O_ISL, O_TDIR, O_QUICK,
        O_HELP, O_RANKS, O_RELAY, O_NOMC, O_START, O_APPLY, O_NETNS, O_KERNEL, O_FAMFILE,
-       O_BLOCKS, O_NORATES };
+       O_BLOCKS, O_NORATES, O_NOCG, O_GBASE };
 
 static const struct option longopts[] = {
 	{ "size", 1, 0, O_SIZE },	  { "chunk", 1, 0, O_CHUNK },	   { "multicast", 1, 0, O_MC },
@@ -43,6 +44,7 @@ static const struct option longopts[] = {
 	{ "relay", 1, 0, O_RELAY },	  { "no-multicast", 0, 0, O_NOMC }, { "start-seq", 1, 0, O_START },
 	{ "apply", 1, 0, O_APPLY },	  { "netns", 1, 0, O_NETNS },	   { "kernel", 0, 0, O_KERNEL },
 	{ "block-model", 0, 0, O_BLOCKS }, { "no-rates", 0, 0, O_NORATES },
+	{ "no-clique-groups", 0, 0, O_NOCG }, { "group-base", 1, 0, O_GBASE },
 	{ "family-file", 1, 0, O_FAMFILE }, /* hidden: tests */	   { 0, 0, 0, 0 }
 };
 
@@ -75,6 +77,28 @@ static int uint_arg(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
+/*
+ * --group-base ADDR: an IPv4 or IPv6 address, as the blob holds it (IPv4
+ * in the first 4 bytes), that can be clique 0's (the rules that need the
+ * number of cliques are checked at export). 0, or the usage error's exit.
+ */
+static int group_base_arg(opts *o, const char *s)
+{
+	uint8_t a[16] = { 0 };
+	char msg[GS_ERRLEN + 128];
+	gs_err e;
+
+	if (inet_pton(AF_INET, s, a) != 1 && inet_pton(AF_INET6, s, a) != 1)
+		return usage_err(o->cmd, "bad --group-base '%s' (an IPv4 or IPv6 address)", s);
+	if (gs_blob_group_base_check(a, 1, &e)) {
+		snprintf(msg, sizeof(msg), "bad --group-base '%.64s': %s", s, e.msg);
+		return usage_err(o->cmd, "%s", msg);
+	}
+	memcpy(o->group_base, a, sizeof(a));
+	o->have_gbase = 1;
+	return 0;
+}
+
 /* ---- the commands ------------------------------------------------------ */
 
 static int cmd_optimize(const opts *o);
@@ -87,7 +111,8 @@ static int cmd_generate(const opts *o);
 
 /* option groups a command may take as a whole */
 #define G_COMMON 1u	/* --size --chunk and the capability overrides */
-#define G_KERNEL 2u	/* --ranks --relay --no-multicast --no-rates --start-seq --apply --netns */
+#define G_KERNEL 2u	/* --ranks --relay --no-multicast --no-rates --start-seq --apply --netns
+			   --no-clique-groups --group-base */
 
 /*
  * Every command: its name, what runs it (run with the parsed options, or
@@ -131,7 +156,7 @@ static int allowed(const char *cmd, int opt)
 {
 	static const int common[] = { O_SIZE, O_CHUNK, O_MC, O_FANIN, O_AGG, O_ACCESS, O_OVH, 0 };
 	static const int kernel[] = { O_RANKS, O_RELAY, O_NOMC, O_NORATES, O_START, O_APPLY, O_NETNS,
-				      O_FAMFILE, 0 };
+				      O_NOCG, O_GBASE, O_FAMFILE, 0 };
 	const struct gs_command *c = find_command(cmd);
 
 	if (opt == O_HELP)
@@ -277,6 +302,11 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 			break;
 		case O_NOMC: o->no_mc = 1; break;
 		case O_NORATES: o->no_rates = 1; break;
+		case O_NOCG: o->no_cgroups = 1; break;
+		case O_GBASE:
+			if (group_base_arg(o, optarg))
+				return GS_EXIT_USAGE;
+			break;
 		case O_START:
 			if (sched_parse_group(optarg, &o->start_seq))
 				return usage_err(o->cmd, "bad --start-seq '%s' (an operation sequence number)", optarg);
@@ -293,6 +323,8 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 		case O_FAMFILE: o->family_file = optarg; break;
 		}
 	}
+	if (o->no_cgroups && o->have_gbase)
+		return usage_err(o->cmd, "%s", "--group-base sets clique 0's address, --no-clique-groups has no clique addresses: give one of them");
 	for (int i = optind; i < argc; i++) {
 		if (o->npos == 4)
 			return usage_err(o->cmd, "too many arguments ('%s')", argv[i]);
@@ -566,8 +598,9 @@ static int cmd_optimize(const opts *o)
 	int rc;
 	if (o->npos != 1)
 		return usage_err(o->cmd, "%s", "expects exactly one TOPOLOGY argument");
-	if (!o->apply && (o->ranks || o->nrelays || o->start_seq || o->netns))
-		return usage_err(o->cmd, "%s", "--ranks, --relay, --start-seq and --netns go with --apply");
+	if (!o->apply && (o->ranks || o->nrelays || o->start_seq || o->netns || o->no_cgroups ||
+			  o->have_gbase))
+		return usage_err(o->cmd, "%s", "--ranks, --relay, --start-seq, --netns, --no-clique-groups and --group-base go with --apply");
 	if ((rc = load_topo(o, o->pos[0], &t)))
 		return rc;
 	gs_params p = params_of(o, &t);

@@ -23,7 +23,8 @@ static double op_size(const opts *o, const gs_sched *s)
 static gs_export_opts export_opts(const opts *o, const gs_sched *s)
 {
 	gs_export_opts x = { o->ranks, o->relays, o->nrelays, o->no_mc, o->start_seq, op_size(o, s),
-			     o->no_rates };
+			     o->no_rates, o->no_cgroups, { 0 } };
+	memcpy(x.group_base, o->group_base, sizeof(x.group_base));
 	return x;
 }
 

@@ -24,6 +24,8 @@ typedef struct {
 	int npos;
 	/* kernel schedules: export and optimize --apply/--kernel */
 	int kernel, no_mc, no_rates, apply;
+	int no_cgroups, have_gbase;         /* --no-clique-groups, --group-base */
+	uint8_t group_base[16];             /* --group-base, as the blob holds it */
 	uint64_t group, start_seq;
 	unsigned rank;                      /* or GSYNC_SCHED_ANY_RANK */
 	const char *ranks, *netns, *family_file;

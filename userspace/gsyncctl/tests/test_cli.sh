@@ -187,18 +187,22 @@ fi
 
 # ---- schedule (no kernel module needed: show, and the failure paths) ----
 # mkblob FILE NRANKS "ROUND,PATTERN,FLAGS,AGGREGATOR,MEMBERS..." ...
+# (header.flags from $SCHF, default 0; group_base from $GBASE, an address)
 mkblob() {
 	python3 - "$@" <<'PY'
-import struct, sys
+import os, socket, struct, sys
 out, nranks, cl, mem = sys.argv[1], int(sys.argv[2]), [], []
+flags, base = int(os.environ.get('SCHF', '0')), os.environ.get('GBASE')
+if base:
+    base = socket.inet_pton(socket.AF_INET6 if ':' in base else socket.AF_INET, base).ljust(16, b'\0')
 for d in sys.argv[3:]:
     r, pat, fl, agg, ms = d.split(',')
     ms = [int(x) for x in ms.split()]
     cl.append(struct.pack('<HBBHHHHI', int(r), int(pat), int(fl), len(mem), len(ms), int(agg), 0, 0))
     mem += ms
 nrounds = max(int(d.split(',')[0]) for d in sys.argv[3:]) + 1
-hdr = struct.pack('<IHHQIHHHHI32s2Q', 0x48435347, 1, 80, 0, 65536, nranks, nrounds, len(cl),
-                  len(mem), 0, bytes(32), 0, 0)
+hdr = struct.pack('<IHHQIHHHHI32s16s', 0x48435347, 1, 80, 0, 65536, nranks, nrounds, len(cl),
+                  len(mem), flags, bytes(32), base or bytes(16))
 open(out, 'wb').write(hdr + b''.join(cl) + struct.pack('<%dH' % len(mem), *mem))
 PY
 }
@@ -223,6 +227,40 @@ has "show: ranks" out "^ranks       4 (4 contributing)"
 has "show: block" out "^block       65536 bytes (64 KiB)"
 has "show: an aggregator clique with unicast results" out "aggregator    unicast  3          -             1 3$"
 has "show: accepted" out "^accepted: an exact all-reduce"
+has "show: flags 0, cliques on the group's address" out "^flags       0 (every clique multicasts to the group's address)$"
+has "show: ... and no group column" out "rate          members$"
+# clique groups (GSYNC_SCHF_CLIQUE_GROUPS)
+GRID4="0,2,0,0,0 1|0,2,0,0,2 3|1,3,0,0,0 2|1,4,1,3,1 3"
+gridblob() { # FILE FLAGS [GROUP_BASE]: the 2x2 grid with that header
+	(IFS='|'; SCHF=$2 GBASE=${3:-}; export SCHF GBASE; mkblob "$1" 4 $GRID4)
+}
+gridblob "$TMP/cg.gsched" 1
+t "schedule show: clique groups from the group's address" 0 $BIN schedule show "$TMP/cg.gsched"
+has "show: the flag and its rule" out "^flags       0x1 clique_groups: clique i multicasts to the group's address + 1 + i (no effect in a unicast group)$"
+has "show: a group column" out "rate          group   members$"
+has "show: clique 0 at group+1" out "unicast       unicast  -          -             group+1 0 1$"
+has "show: clique 3 at group+4" out "aggregator    unicast  3          -             group+4 1 3$"
+gridblob "$TMP/cg4.gsched" 1 239.77.13.0
+t "schedule show: an IPv4 group_base" 0 $BIN schedule show "$TMP/cg4.gsched"
+has "show: the base" out "^flags       0x1 clique_groups: clique i multicasts to 239.77.13.0 + i"
+has "show: clique 3's address" out " 239.77.13.3 1 3$"
+gridblob "$TMP/cg6.gsched" 1 ff15::ffff:fffc
+t "schedule show: an IPv6 group_base up to ffff:ffff" 0 $BIN schedule show "$TMP/cg6.gsched"
+has "show: clique 3's IPv6 address" out " ff15::ffff:ffff 1 3$"
+gridblob "$TMP/cgbad.gsched" 2
+t "schedule show: unknown flag 2 exits 1" 1 $BIN schedule show "$TMP/cgbad.gsched"
+has "show: names the flag" out "malformed: header.flags: unknown flags 0x2"
+gridblob "$TMP/cgbad.gsched" 0 239.77.13.0
+t "schedule show: group_base without the flag exits 1" 1 $BIN schedule show "$TMP/cgbad.gsched"
+has "show: says the flag is missing" out "malformed: header.group_base: set without GSYNC_SCHF_CLIQUE_GROUPS"
+gridblob "$TMP/cgbad.gsched" 1 239.255.255.253
+t "schedule show: 4 clique addresses past 239.255.255.255 exit 1" 1 $BIN schedule show "$TMP/cgbad.gsched"
+has "show: says which" out "malformed: header.group_base: the 4 clique addresses 239.255.255.253 + 0..3 are not all IPv4 multicast"
+gridblob "$TMP/cgbad.gsched" 1 ff15::ffff:fffd
+t "schedule show: IPv6 clique addresses that carry exit 1" 1 $BIN schedule show "$TMP/cgbad.gsched"
+has "show: says they carry" out "carry out of the low 32 bits"
+t "schedule load: a bad group_base is not pushed (1)" 1 $BIN $NOFAM schedule load "$TMP/cgbad.gsched" --group 1
+has "and says why" err "carry out of the low 32 bits (clique i adds i to them, without carry) (not loaded)"
 t "schedule show: a blob that is no all-reduce exits 1" 1 $BIN schedule show "$TMP/partial.gsched"
 has "show: says why" out "REJECTED: after the last round rank 0 covers 2 of the 4 contributing ranks (rank 2 is missing)"
 t "schedule show: a truncated blob exits 1" 1 $BIN schedule show "$TMP/short.gsched"
@@ -234,7 +272,8 @@ t "schedule show: JSON on its topology" 0 $BIN schedule show "$FX/sched-grid.jso
 has "show JSON: names the ranks" out '"Z" (rank 3)'
 has "show JSON: cliques by JSON path" out "rounds\[1\].cliques\[1\]"
 has "show JSON: start_seq" out "^start_seq   77"
-has "show JSON: an aggregator clique (multicast results: reach 2)" out "aggregator    mcast    3          9 Gbit/s      1 3$"
+has "show JSON: an aggregator clique (multicast results: reach 2)" out "aggregator    mcast    3          9 Gbit/s      group+4 1 3$"
+has "show JSON: clique groups, as gsync-sched export sets them" out "^flags       0x1 clique_groups: clique i multicasts to the group's address + 1 + i"
 t "schedule show: JSON with a PoP aggregator and --relay" 0 $BIN schedule show "$FX/sched-hub.json" -t "$TOP/four-star.json" --relay H=4
 has "show JSON relay: an idle rank" out "ranks       5 (4 contributing; idle: 4)"
 has "show JSON relay: named" out 'relay "H" (rank 4)'

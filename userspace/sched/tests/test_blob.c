@@ -3,6 +3,7 @@
  * the dump (blob_dump.c). */
 #include "sched_blob.h"
 #include "test.h"
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,11 +153,105 @@ static void dump(unsigned char *b)
 	free(out);
 }
 
+/* a 3x3 grid of nine ranks: 6 cliques */
+static const cdesc grid9[] = {
+	{ 0, U, 0, 0, 3, { 0, 1, 2 } }, { 0, U, 0, 0, 3, { 3, 4, 5 } }, { 0, U, 0, 0, 3, { 6, 7, 8 } },
+	{ 1, GSYNC_PAT_MULTICAST, 0, 0, 3, { 0, 3, 6 } }, { 1, U, 0, 0, 3, { 1, 4, 7 } },
+	{ 1, U, 0, 0, 3, { 2, 5, 8 } } };
+
+/* the 3x3 grid with header.flags FLAGS and group_base BASE (address text,
+ * IPv4 in the first 4 bytes; NULL: zero); the blob's length */
+static size_t grid_groups(unsigned char *b, unsigned flags, const char *base)
+{
+	size_t len = mkblob(b, 9, 0, 2, grid9, NC(grid9));
+	struct gsync_sched_hdr *h = (struct gsync_sched_hdr *)b;
+	h->flags = flags;
+	if (base && inet_pton(strchr(base, ':') ? AF_INET6 : AF_INET, base, h->group_base) != 1)
+		printf("# bad address %s in the test\n", base);
+	return len;
+}
+
+/* GSYNC_SCHF_CLIQUE_GROUPS: flags, group_base, the addresses' rules */
+static void groups(unsigned char *b)
+{
+	const unsigned CG = GSYNC_SCHF_CLIQUE_GROUPS;
+	want(b, grid_groups(b, CG, NULL), NULL, "clique groups from the group's address are accepted");
+	want(b, grid_groups(b, 2, NULL), "header.flags: unknown flags 0x2", "unknown flag 2");
+	want(b, grid_groups(b, CG | 0x80000000u, NULL), "header.flags: unknown flags 0x80000000",
+	     "unknown flag 1<<31 next to clique groups");
+	want(b, grid_groups(b, 0, "239.1.2.0"),
+	     "header.group_base: set without GSYNC_SCHF_CLIQUE_GROUPS", "group_base without the flag");
+	want(b, grid_groups(b, CG, "239.1.2.0"), NULL, "an IPv4 group_base is accepted");
+	want(b, grid_groups(b, CG, "224.0.1.0"), NULL, "IPv4 group_base 224.0.1.0 (the lowest) is accepted");
+	want(b, grid_groups(b, CG, "239.255.255.250"), NULL,
+	     "IPv4 group_base 239.255.255.250 with 6 cliques (the last is 239.255.255.255) is accepted");
+	want(b, grid_groups(b, CG, "239.255.255.252"),
+	     "header.group_base: the 6 clique addresses 239.255.255.252 + 0..5 are not all IPv4 multicast",
+	     "IPv4 group_base 239.255.255.252 with 6 cliques runs past 239.255.255.255");
+	want(b, grid_groups(b, CG, "224.0.0.250"),
+	     "header.group_base: the 6 clique addresses 224.0.0.250 + 0..5 are not all IPv4 multicast",
+	     "IPv4 group_base 224.0.0.250 (link-local multicast)");
+	want(b, grid_groups(b, CG, "10.0.0.1"), "are not all IPv4 multicast addresses",
+	     "a unicast IPv4 group_base");
+	want(b, grid_groups(b, CG, "ff15::79:0"), NULL, "an IPv6 group_base is accepted");
+	want(b, grid_groups(b, CG, "ff0e::"), NULL,
+	     "IPv6 group_base ff0e:: (zero past byte 3, so IPv4-shaped but 255.14.0.0) is IPv6");
+	want(b, grid_groups(b, CG, "ff15::ffff:fffa"), NULL,
+	     "IPv6 group_base ff15::ffff:fffa with 6 cliques (up to ffff:ffff) is accepted");
+	want(b, grid_groups(b, CG, "ff15::ffff:fffb"),
+	     "header.group_base: the 6 clique addresses ff15::ffff:fffb + 0..5 carry out of the low 32 bits",
+	     "IPv6 group_base whose clique addresses carry");
+	want(b, grid_groups(b, CG, "2001:db8::1"),
+	     "header.group_base: 2001:db8::1 is neither an IPv4 address (bytes 4..15 zero) nor IPv6 multicast",
+	     "a unicast IPv6 group_base");
+}
+
+/* the dump of blob B into *OUT (free it); 0 if it is accepted */
+static int dump_text(const unsigned char *b, size_t len, char **out)
+{
+	size_t n = 0;
+	FILE *f = open_memstream(out, &n);
+	int rc = gs_blob_dump(b, len, NULL, f);
+	fclose(f);
+	return rc;
+}
+
+static void dump_groups(unsigned char *b)
+{
+	char *out = NULL;
+	int rc = dump_text(b, grid_groups(b, 0, NULL), &out);
+	ok(!rc && strstr(out, "flags       0 (every clique multicasts to the group's address)") &&
+	   strstr(out, "rate          members\n") && !strstr(out, "group+"),
+	   "dump without clique groups: flags 0, no group column");
+	free(out);
+	rc = dump_text(b, grid_groups(b, GSYNC_SCHF_CLIQUE_GROUPS, NULL), &out);
+	ok(!rc && strstr(out, "flags       0x1 clique_groups: clique i multicasts to the group's address + 1 + i") &&
+	   strstr(out, "rate          group   members\n") && strstr(out, " group+1 0 1 2\n") &&
+	   strstr(out, " group+6 2 5 8\n"),
+	   "dump of derived clique groups: the flag, clique i at group+(i+1)");
+	free(out);
+	rc = dump_text(b, grid_groups(b, GSYNC_SCHF_CLIQUE_GROUPS, "239.1.2.250"), &out);
+	ok(!rc && strstr(out, "clique i multicasts to 239.1.2.250 + i") &&
+	   strstr(out, " 239.1.2.250 0 1 2\n") && strstr(out, " 239.1.2.255 2 5 8\n"),
+	   "dump of an explicit IPv4 group_base: each clique's address");
+	free(out);
+	rc = dump_text(b, grid_groups(b, GSYNC_SCHF_CLIQUE_GROUPS, "ff15::ffff:fffa"), &out);
+	ok(!rc && strstr(out, " ff15::ffff:fffa 0 1 2\n") && strstr(out, " ff15::ffff:ffff 2 5 8\n"),
+	   "dump of an explicit IPv6 group_base: each clique's address");
+	free(out);
+	rc = dump_text(b, grid_groups(b, GSYNC_SCHF_CLIQUE_GROUPS, "239.255.255.252"), &out);
+	ok(rc && strstr(out, "malformed: header.group_base: the 6 clique addresses"),
+	   "dump of a group_base the kernel refuses says why");
+	free(out);
+}
+
 void test_blob_rules(void)
 {
 	unsigned char *b = calloc(1, 4096);
 	rules(b);
 	structure(b);
 	dump(b);
+	groups(b);
+	dump_groups(b);
 	free(b);
 }

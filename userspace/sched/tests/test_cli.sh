@@ -190,6 +190,52 @@ t "export -o - writes the same blob to stdout" 0 sh -c "'$BIN' export '$TMP/k.js
 check "the same bytes" cmp "$TMP/k.gsched" "$TMP/k2.gsched"
 t "export --start-seq 1000 --ranks (reversed)" 0 sh -c "'$BIN' export '$TMP/k.json' '$P' --start-seq 1000 --ranks TYO,SIN,SEO,NYC,LON,LAX,FRA,BAR,AMS > '$TMP/k3.gsched'"
 check "start_seq 1000 is at offset 8 (little-endian u64)" sh -c "[ \"\$(od -An -tu8 -j8 -N8 $TMP/k3.gsched | tr -d ' ')\" = 1000 ]"
+# ---- clique groups (GSYNC_SCHF_CLIQUE_GROUPS): on by default ----
+cat >"$TMP/grid.json" <<'J'
+{"rounds":[{"cliques":[{"members":["AMS","BAR","FRA"],"pattern":"unicast"},{"members":["LAX","LON","NYC"],"pattern":"unicast"},{"members":["SEO","SIN","TYO"],"pattern":"unicast"}]},
+ {"cliques":[{"members":["AMS","LAX","SEO"],"pattern":"multicast"},{"members":["BAR","LON","SIN"],"pattern":"rs_multicast"},{"members":["FRA","NYC","TYO"],"pattern":"unicast"}]}]}
+J
+hexat() { od -An -tx1 -j"$2" -N"$3" "$1" | tr -d ' \n'; }	# FILE OFFSET COUNT
+Z12=000000000000000000000000	# 12 zero bytes
+t "export of a 3x3 grid (6 cliques)" 0 "$BIN" export "$TMP/grid.json" "$P" -o "$TMP/g.gsched"
+check "flags (offset 28) is GSYNC_SCHF_CLIQUE_GROUPS by default" test "$(hexat "$TMP/g.gsched" 28 4)" = 01000000
+check "group_base (offset 64) is 0: from the group's address" test "$(hexat "$TMP/g.gsched" 64 16)" = "00000000$Z12"
+t "export --no-clique-groups" 0 "$BIN" export "$TMP/grid.json" "$P" --no-clique-groups -o "$TMP/g0.gsched"
+check "... flags 0" test "$(hexat "$TMP/g0.gsched" 28 4)" = 00000000
+check "... and no other byte differs" sh -c "cmp -l '$TMP/g.gsched' '$TMP/g0.gsched' | awk 'END { exit !(NR == 1 && \$1 == 29) }'"
+t "export --group-base 239.77.13.0" 0 "$BIN" export "$TMP/grid.json" "$P" --group-base 239.77.13.0 -o "$TMP/g4.gsched"
+check "... the flag and group_base ef4d0d00, then zeros" \
+	test "$(hexat "$TMP/g4.gsched" 28 4)/$(hexat "$TMP/g4.gsched" 64 16)" = "01000000/ef4d0d00$Z12"
+t "export --group-base ff15::79:0" 0 "$BIN" export "$TMP/grid.json" "$P" --group-base ff15::79:0 -o "$TMP/g6.gsched"
+check "... all 16 bytes" test "$(hexat "$TMP/g6.gsched" 64 16)" = ff150000000000000000000000790000
+msg "export --group-base whose 6 clique addresses run out of IPv4 multicast" \
+	"gsync-sched export: --group-base: the 6 clique addresses 239.255.255.252 + 0..5 are not all IPv4 multicast addresses a clique may use (224.0.1.0 to 239.255.255.255)" \
+	"$BIN" export "$TMP/grid.json" "$P" --group-base 239.255.255.252 -o "$TMP/r.gsched"
+msg "export --group-base below 224.0.1.0" \
+	"gsync-sched export: bad --group-base '224.0.0.250': 224.0.0.250 is not an IPv4 multicast address a clique may use (224.0.1.0 to 239.255.255.255)" \
+	"$BIN" export "$TMP/grid.json" "$P" --group-base 224.0.0.250 -o "$TMP/r.gsched"
+msg "export --group-base of IPv6 unicast" \
+	"gsync-sched export: bad --group-base '2001:db8::1': 2001:db8::1 is neither an IPv4 address (bytes 4..15 zero) nor IPv6 multicast (ff00::/8): clique addresses must be multicast" \
+	"$BIN" export "$TMP/grid.json" "$P" --group-base 2001:db8::1 -o "$TMP/r.gsched"
+msg "export --group-base whose IPv6 clique addresses carry" \
+	"gsync-sched export: --group-base: the 6 clique addresses ff15::ffff:fffb + 0..5 carry out of the low 32 bits (clique i adds i to them, without carry)" \
+	"$BIN" export "$TMP/grid.json" "$P" --group-base ff15::ffff:fffb -o "$TMP/r.gsched"
+msg "export --group-base that is no address" \
+	"gsync-sched export: bad --group-base 'nowhere' (an IPv4 or IPv6 address)" \
+	"$BIN" export "$TMP/grid.json" "$P" --group-base nowhere -o "$TMP/r.gsched"
+msg "export --group-base with --no-clique-groups" \
+	"gsync-sched export: --group-base sets clique 0's address, --no-clique-groups has no clique addresses: give one of them" \
+	"$BIN" export "$TMP/grid.json" "$P" --no-clique-groups --group-base 239.77.13.0 -o "$TMP/r.gsched"
+msg "optimize --group-base without --apply" \
+	"gsync-sched optimize: --ranks, --relay, --start-seq, --netns, --no-clique-groups and --group-base go with --apply" \
+	"$BIN" optimize "$S" --group-base 239.77.13.0
+msg "simulate takes no --no-clique-groups" \
+	"gsync-sched simulate: option '--no-clique-groups' does not apply to this command" \
+	"$BIN" simulate "$P" "$TMP/grid.json" --no-clique-groups
+t "optimize --apply --no-clique-groups without the module exits 5 (the option is taken)" 5 \
+	"$BIN" optimize "$S" --apply 42 --no-clique-groups --family-file "$TMP/no-such-family"
+t "export --help" 0 "$BIN" export --help
+check "... documents --no-clique-groups and --group-base" sh -c "grep -q -- '--no-clique-groups  ' '$TMP/out' && grep -q -- '--group-base ADDR  ' '$TMP/out'"
 if script -qc true /dev/null >/dev/null 2>&1; then
 	t "export refuses to write binary to a terminal" 0 script -qec "'$BIN' export '$TMP/k.json' '$P'; [ \$? -eq 2 ]" "$TMP/tty.log"
 	check "and says why" grep -q "refusing to write a binary schedule to a terminal" "$TMP/tty.log"

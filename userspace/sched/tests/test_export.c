@@ -38,8 +38,9 @@ static void refused(const gs_topo *t, const char *json, const gs_export_opts *o,
 	gs_export_free(&x);
 }
 
-/* expected blob: header fields, then cliques {round,pat,flags,agg,k},
- * their members and rate_kbit */
+/* expected blob: header fields (flags GSYNC_SCHF_CLIQUE_GROUPS, group_base
+ * zero: export's default), then cliques {round,pat,flags,agg,k}, their
+ * members and rate_kbit */
 typedef struct { int round, pat, flags, agg, k; uint16_t m[9]; uint32_t rate; } kq;
 
 static int same_blob(const gs_export_ctx *x, int nranks, unsigned idle, int nrounds, uint64_t seq,
@@ -53,7 +54,8 @@ static int same_blob(const gs_export_ctx *x, int nranks, unsigned idle, int nrou
 	struct gsync_sched_hdr h = { .magic = GSYNC_SCHED_MAGIC, .version = GSYNC_SCHED_VERSION,
 				     .hdr_len = sizeof(h), .start_seq = seq, .block_bytes = block,
 				     .nranks = (uint16_t)nranks, .nrounds = (uint16_t)nrounds,
-				     .ncliques = (uint16_t)nc, .nmembers = (uint16_t)nm };
+				     .ncliques = (uint16_t)nc, .nmembers = (uint16_t)nm,
+				     .flags = GSYNC_SCHF_CLIQUE_GROUPS };
 	h.idle[0] = (uint8_t)idle;
 	memcpy(b, &h, sizeof(h));
 	uint16_t *mem = (uint16_t *)(b + sizeof(h) + (size_t)nc * sizeof(struct gsync_sched_clique));
@@ -129,6 +131,55 @@ static void grid(const gs_topo *nine)
 	refused(nine, json, &o, GS_EXPORT_REFUSED,
 		"rounds[1].cliques[0].weights[0]: 0.5 for \"AMS\", but its value holds 3 of the 9 contributions",
 		"weights that are not the members' shares (gossip mixing)");
+}
+
+/* GSYNC_SCHF_CLIQUE_GROUPS: set by default from the group's address,
+ * cleared by no_clique_groups, group_base copied; bad bases refused */
+static void clique_groups(const gs_topo *nine)
+{
+	char json[2048];
+	gs_export_ctx x, y;
+	gs_err e;
+	gs_export_opts o = { 0 };
+	const struct gsync_sched_hdr *h;
+	static const uint8_t v4[16] = { 239, 77, 13, 0 };
+	static const uint8_t v6[16] = { 0xff, 0x15, [13] = 0x79 };	/* ff15::79:0 */
+	snprintf(json, sizeof(json), GRID, "multicast", "0.3333333333,0.3333333333,0.3333333333");
+	int rc = ex(nine, json, &o, &x, &e);
+	h = (const void *)x.blob;
+	ok(!rc && h->flags == GSYNC_SCHF_CLIQUE_GROUPS && !memcmp(h->group_base, (uint8_t[16]){ 0 }, 16),
+	   "clique groups by default, from the group's address (group_base 0) %s", e.msg);
+	o.no_clique_groups = 1;
+	rc = ex(nine, json, &o, &y, &e);
+	h = (const void *)y.blob;
+	ok(!rc && h->flags == 0 && y.len == x.len &&
+	   !memcmp(y.blob + sizeof(*h), x.blob + sizeof(*h), x.len - sizeof(*h)),
+	   "no_clique_groups: flags 0, the rest of the blob the same %s", e.msg);
+	gs_export_free(&x);
+	gs_export_free(&y);
+	o.no_clique_groups = 0;
+	memcpy(o.group_base, v4, 16);
+	rc = ex(nine, json, &o, &x, &e);
+	h = (const void *)x.blob;
+	ok(!rc && h->flags == GSYNC_SCHF_CLIQUE_GROUPS && !memcmp(h->group_base, v4, 16),
+	   "group_base 239.77.13.0: its 4 bytes first, the rest 0 %s", e.msg);
+	gs_export_free(&x);
+	memcpy(o.group_base, v6, 16);
+	rc = ex(nine, json, &o, &x, &e);
+	h = (const void *)x.blob;
+	ok(!rc && !memcmp(h->group_base, v6, 16), "group_base ff15::79:0: all 16 bytes %s", e.msg);
+	gs_export_free(&x);
+	memcpy(o.group_base, (uint8_t[16]){ 239, 255, 255, 252 }, 16);
+	refused(nine, json, &o, GS_EXPORT_BADOPT,
+		"--group-base: the 6 clique addresses 239.255.255.252 + 0..5 are not all IPv4 multicast",
+		"a group_base whose 6 clique addresses run past 239.255.255.255");
+	memcpy(o.group_base, (uint8_t[16]){ 224, 0, 0, 250 }, 16);
+	refused(nine, json, &o, GS_EXPORT_BADOPT, "--group-base: the 6 clique addresses 224.0.0.250",
+		"a group_base below 224.0.1.0");
+	memcpy(o.group_base, v4, 16);
+	o.no_clique_groups = 1;
+	refused(nine, json, &o, GS_EXPORT_BADOPT, "--group-base: clique 0's address, but --no-clique-groups",
+		"group_base with no_clique_groups");
 }
 
 #define ONE9(pat, agg) "{\"rounds\":[{\"cliques\":[{\"members\":[\"AMS\",\"BAR\",\"FRA\",\"LAX\"," \
@@ -494,6 +545,7 @@ void test_export(const gs_topo *nine, const gs_topo *pub)
 	kernel_block();
 	test_blob_rules();
 	grid(nine);
+	clique_groups(nine);
 	one_clique(nine);
 	relays();
 	refusals(nine, pub);
