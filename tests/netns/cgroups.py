@@ -14,24 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 import gsched  # noqa: E402
 import gsync_py as g  # noqa: E402
-
-failed = 0
-
-
-def check(desc, cond, diag=None):
-    global failed
-    print(("ok - " if cond else "not ok - ") + desc, flush=True)
-    if not cond and diag is not None:
-        print(f"# got {diag}", flush=True)
-    failed |= not cond
-
-
-def err(fn):
-    try:
-        fn()
-    except OSError as e:
-        return e.errno
-    return 0
+from tap import check, errno_of, status  # noqa: E402
 
 
 def joined(net):
@@ -71,7 +54,7 @@ def main():
     rounds = gsched.grid(3, 3, "multicast", "rs_multicast")
     derived = gsched.build(9, rounds, 16384, clique_groups=True)
     explicit = gsched.build(9, rounds, 16384, clique_groups=True, group_base=a.base)
-    setopt = lambda s, b: err(lambda: s.setsockopt(  # noqa: E731
+    setopt = lambda s, b: errno_of(lambda: s.setsockopt(  # noqa: E731
         g.SOL_GSYNC, g.GSYNC_SCHEDULE, b) if b else s.setsockopt(
         g.SOL_GSYNC, g.GSYNC_SCHEDULE, None, 0))
 
@@ -126,7 +109,7 @@ def main():
     check(f"{fam}: a unicast group accepts the flag", setopt(u, uni) == 0)
     check(f"{fam}: and joins nothing", joined(net) == before, joined(net))
     u.close()
-    return 1 if failed else 0
+    return status()
 
 
 if __name__ == "__main__":

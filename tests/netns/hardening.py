@@ -30,22 +30,7 @@ import threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gsync_py as g  # noqa: E402
 from fuzz_wire import header  # noqa: E402
-
-FAILED = False
-
-
-def check(desc, cond):
-    global FAILED
-    print(("ok - " if cond else "not ok - ") + desc, flush=True)
-    FAILED |= not cond
-
-
-def errno_of(fn, *args):
-    try:
-        fn(*args)
-        return 0
-    except OSError as e:
-        return e.errno
+from tap import check, errno_of, status  # noqa: E402
 
 
 def in_syscall(tid, nr):
@@ -390,7 +375,7 @@ def main(argv):
         join_fail(argv[2], int(argv[3]))
     else:
         sys.exit(__doc__)
-    sys.exit(1 if FAILED else 0)
+    sys.exit(status())
 
 
 if __name__ == "__main__":

@@ -13,24 +13,10 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 import gsched  # noqa: E402
 import gsync_py as g  # noqa: E402
+from tap import check, errno_of, status  # noqa: E402
 
 GSYNC_SCHEDULE_PUSH = 7
 ANY_RANK = 0xFFFF
-failed = 0
-
-
-def check(desc, cond):
-    global failed
-    print(("ok - " if cond else "not ok - ") + desc, flush=True)
-    failed |= not cond
-
-
-def err(fn):
-    try:
-        fn()
-    except OSError as e:
-        return e.errno
-    return 0
 
 
 def push_race(push, good, members, mcast, pool_size):
@@ -118,7 +104,7 @@ def main():
     members = [g.parse_endpoint(m) for m in a.members.split(",")]
     with open(a.good, "rb") as f:
         good = f.read()
-    setopt = lambda s, b: err(lambda: s.setsockopt(  # noqa: E731
+    setopt = lambda s, b: errno_of(lambda: s.setsockopt(  # noqa: E731
         g.SOL_GSYNC, g.GSYNC_SCHEDULE, b) if b else s.setsockopt(
         g.SOL_GSYNC, g.GSYNC_SCHEDULE, None, 0))
 
@@ -131,7 +117,7 @@ def main():
     check("and reads back byte for byte",
           s.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 1024) == good)
     check("a buffer too small for the blob is ERANGE",
-          err(lambda: s.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 16)) == errno.ERANGE)
+          errno_of(lambda: s.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 16)) == errno.ERANGE)
     check("an empty blob returns to the default", setopt(s, b"") == 0 and
           len(s.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 1024)) == 0)
 
@@ -179,7 +165,7 @@ def main():
 
     # ---- push into every socket of a group ----
     p = g.open_socket()
-    push = lambda gid, rank, blob: err(lambda: p.setsockopt(  # noqa: E731
+    push = lambda gid, rank, blob: errno_of(lambda: p.setsockopt(  # noqa: E731
         g.SOL_GSYNC, GSYNC_SCHEDULE_PUSH, struct.pack("=QHHI", gid, rank, 0, 0) + blob))
     check("push to a group with no socket here is ENOENT", push(999, ANY_RANK, good) == errno.ENOENT)
     check("push of a bad blob is EINVAL and changes nothing",
@@ -188,14 +174,14 @@ def main():
     check("the group's socket now has it",
           s.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 1024) == good)
     check("push to another rank than ours is ENOENT", push(77, 3, good) == errno.ENOENT)
-    check("push with reserved bits is EINVAL", err(lambda: p.setsockopt(
+    check("push with reserved bits is EINVAL", errno_of(lambda: p.setsockopt(
         g.SOL_GSYNC, GSYNC_SCHEDULE_PUSH, struct.pack("=QHHI", 77, 0, 1, 0) + good)) == errno.EINVAL)
     check("an empty push returns the group to the default", push(77, 0, b"") == 0 and
           len(s.getsockopt(g.SOL_GSYNC, g.GSYNC_SCHEDULE, 1024)) == 0)
     push_race(push, good, members, g.parse_endpoint(a.mcast), a.race)
     p.close()
     s.close()
-    return 1 if failed else 0
+    return status()
 
 
 if __name__ == "__main__":

@@ -13,25 +13,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 import gsync_py as g  # noqa: E402
+from tap import check, errno_of, status  # noqa: E402
 
 A0, A1 = sys.argv[1], sys.argv[2]
 MEMBERS = [(A0, 7300), (A1, 7300)]
 MCAST = ("239.77.3.1", 7301)
-failed = 0
-
-
-def check(desc, cond):
-    global failed
-    print(("ok - " if cond else "not ok - ") + desc, flush=True)
-    failed |= not cond
-
-
-def errno_of(fn):
-    try:
-        fn()
-    except OSError as e:
-        return e.errno
-    return 0
 
 
 def join_err(**kw):
@@ -130,4 +116,4 @@ check("poll: writable again after collecting", dict(p.poll(1000)).get(s.fileno()
 st = g.stats(s)
 check("GSYNC_STATS: 2 submitted, 2 completed", (st["ops_submitted"], st["ops_completed"]) == (2, 2))
 s.close()
-sys.exit(1 if failed else 0)
+sys.exit(status())
