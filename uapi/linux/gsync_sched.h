@@ -81,7 +81,9 @@
  * Errors: EINVAL for a malformed blob or one that is not an exact,
  * bit-identical all-reduce (the kernel log says why); ENOTCONN before
  * GSYNC_JOIN; EOPNOTSUPP for a multicast pattern in a unicast group;
- * ERANGE if start_seq is behind the group's next sequence number. Loading
+ * ERANGE if start_seq is behind the group's next sequence number; ENOBUFS
+ * if a group would hold more than 64 clique group addresses (those of the
+ * schedules it runs or has pending, all told). Loading
  * a schedule replaces one still pending. getsockopt returns the most
  * recently loaded blob (pending or in effect), or length 0 for the
  * default; a buffer too small is ERANGE with optlen set to the size needed.
