@@ -21,11 +21,10 @@
  * after setting dead (unless destroy_work itself is the caller), so it
  * never runs on a freed group.
  */
-#include <net/ipv6.h>
-
 #include "gsync.h"
 #include "group.h"
 #include "linger.h"
+#include "udp.h"
 
 /* Does g still serve peers? Under g->lock. */
 bool gsync_linger_serving(struct gsync_group *g)
@@ -116,18 +115,6 @@ void gsync_linger_reap(struct gsync_net *gn)
 	}
 	/* Destructions their own destroy_work started finish first. */
 	flush_workqueue(gsync_wq);
-}
-
-static bool gsync_sa_equal(const union gsync_sockaddr *a,
-			   const union gsync_sockaddr *b)
-{
-	if (a->sa.sa_family != b->sa.sa_family)
-		return false;
-	if (a->sa.sa_family == AF_INET)
-		return a->v4.sin_port == b->v4.sin_port &&
-		       a->v4.sin_addr.s_addr == b->v4.sin_addr.s_addr;
-	return a->v6.sin6_port == b->v6.sin6_port &&
-	       ipv6_addr_equal(&a->v6.sin6_addr, &b->v6.sin6_addr);
 }
 
 /*

@@ -25,7 +25,6 @@
  * RTNL inside the IP stack: gsync_net.lock -> RTNL.
  */
 #include <linux/slab.h>
-#include <net/ipv6.h>
 
 #include "gsync.h"
 #include "group.h"
@@ -60,22 +59,13 @@ bool gsync_mgroup_sa(const struct gsync_group *g, const struct gsync_sched *s,
 	return true;
 }
 
-static bool gsync_mgroup_same(const struct gsync_group *g,
-			      const union gsync_sockaddr *a,
-			      const union gsync_sockaddr *b)
-{
-	if (g->family == AF_INET)
-		return a->v4.sin_addr.s_addr == b->v4.sin_addr.s_addr;
-	return ipv6_addr_equal(&a->v6.sin6_addr, &b->v6.sin6_addr);
-}
-
 static bool gsync_mgroup_joined(struct gsync_group *g,
 				const union gsync_sockaddr *sa)
 {
 	struct gsync_mgroup *m;
 
 	list_for_each_entry(m, &g->mgroups, node)
-		if (gsync_mgroup_same(g, &m->sa, sa))
+		if (gsync_sa_equal(&m->sa, sa))
 			return true;
 	return false;
 }
@@ -90,7 +80,7 @@ static bool gsync_mgroup_used(const struct gsync_group *g,
 
 	for (r = 0; r < s->nrounds; r++)
 		if (gsync_mgroup_sa(g, s, gsync_sched_clique(s, r, g->cfg.rank),
-				    &c) && gsync_mgroup_same(g, &c, sa))
+				    &c) && gsync_sa_equal(&c, sa))
 			return true;
 	return false;
 }

@@ -30,6 +30,19 @@
 #include "receive.h"
 #include "mgroup.h"
 
+/* Same family, port and address (the IPv6 scope is not compared). */
+bool gsync_sa_equal(const union gsync_sockaddr *a,
+		    const union gsync_sockaddr *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->v4.sin_port == b->v4.sin_port &&
+		       a->v4.sin_addr.s_addr == b->v4.sin_addr.s_addr;
+	return a->v6.sin6_port == b->v6.sin6_port &&
+	       ipv6_addr_equal(&a->v6.sin6_addr, &b->v6.sin6_addr);
+}
+
 int gsync_addr_to_sockaddr(const struct gsync_addr *a,
 			   union gsync_sockaddr *sa)
 {

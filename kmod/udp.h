@@ -14,6 +14,8 @@ int gsync_udp_send(struct gsync_group *g, int dest,
 		   const union gsync_sockaddr *to, const void *hdr,
 		   unsigned int hdr_len, const void *payload,
 		   unsigned int payload_len);
+bool gsync_sa_equal(const union gsync_sockaddr *a,
+		    const union gsync_sockaddr *b);
 int gsync_addr_to_sockaddr(const struct gsync_addr *a,
 			   union gsync_sockaddr *sa);
 
