@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 import gsched  # noqa: E402
 import gsync_py as g  # noqa: E402
-from tap import check, errno_of, status  # noqa: E402
+from tap import check, errno_of, exit_status  # noqa: E402
 
 
 def joined(net):
@@ -109,7 +109,7 @@ def main():
     check(f"{fam}: a unicast group accepts the flag", setopt(u, uni) == 0)
     check(f"{fam}: and joins nothing", joined(net) == before, joined(net))
     u.close()
-    return status()
+    return exit_status()
 
 
 if __name__ == "__main__":

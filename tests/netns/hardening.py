@@ -30,7 +30,7 @@ import threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gsync_py as g  # noqa: E402
 from fuzz_wire import header  # noqa: E402
-from tap import check, errno_of, status  # noqa: E402
+from tap import check, errno_of, exit_status  # noqa: E402
 
 
 def in_syscall(tid, nr):
@@ -375,7 +375,7 @@ def main(argv):
         join_fail(argv[2], int(argv[3]))
     else:
         sys.exit(__doc__)
-    sys.exit(status())
+    sys.exit(exit_status())
 
 
 if __name__ == "__main__":

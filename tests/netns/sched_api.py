@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 import gsched  # noqa: E402
 import gsync_py as g  # noqa: E402
-from tap import check, errno_of, status  # noqa: E402
+from tap import check, errno_of, exit_status  # noqa: E402
 
 GSYNC_SCHEDULE_PUSH = 7
 ANY_RANK = 0xFFFF
@@ -181,7 +181,7 @@ def main():
     push_race(push, good, members, g.parse_endpoint(a.mcast), a.race)
     p.close()
     s.close()
-    return status()
+    return exit_status()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 import gsync_py as g  # noqa: E402
-from tap import check, errno_of, status  # noqa: E402
+from tap import check, errno_of, exit_status  # noqa: E402
 
 A0, A1 = sys.argv[1], sys.argv[2]
 MEMBERS = [(A0, 7300), (A1, 7300)]
@@ -116,4 +116,4 @@ check("poll: writable again after collecting", dict(p.poll(1000)).get(s.fileno()
 st = g.stats(s)
 check("GSYNC_STATS: 2 submitted, 2 completed", (st["ops_submitted"], st["ops_completed"]) == (2, 2))
 s.close()
-sys.exit(status())
+sys.exit(exit_status())

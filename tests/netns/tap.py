@@ -22,6 +22,6 @@ def errno_of(fn, *args):
     return 0
 
 
-def status():
+def exit_status():
     """The exit status for the script: 1 if any check failed."""
     return 1 if failures else 0
