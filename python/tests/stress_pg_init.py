@@ -42,14 +42,13 @@ def main():
 
     def build():
         while time.monotonic() < stop:
-            pg = make()
-            del pg
+            make()  # dropped at once: the next one races its teardown
 
     def churn():
         while time.monotonic() < stop:
-            objs = [torch.futures.Future() for _ in range(50)] + [dist.HashStore()
-                                                                 for _ in range(10)]
-            del objs
+            # Allocated and dropped at once, to churn the allocator.
+            [torch.futures.Future() for _ in range(50)]
+            [dist.HashStore() for _ in range(10)]
 
     ts = [threading.Thread(target=f) for f in (build, build, churn, churn)]
     for t in ts:
