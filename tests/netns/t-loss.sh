@@ -30,5 +30,6 @@ stat_sum() { cat "$tmp"/far/rank* | grep '^# stats' | grep -o "$1=[0-9]*" |
 n=$(stat_sum nacks_sent) x=$(stat_sum retransmits)
 gs_ok "no loss, 400 ms apart: no NACK, no retransmission ($n NACKs, $x retransmits)" \
 	test "$n $x" = "0 0"
+[ "$n $x" = "0 0" ] || grep -H '^# stats' "$tmp"/far/rank* | gs_diag
 rm -rf "$tmp"
 exit $GS_FAILED
