@@ -87,7 +87,7 @@ struct gsync_step {
 	bool receives;			/* we expect anything in this step */
 	bool status_sent;		/* all our streams in: STATUS sent */
 	bool tx_done;			/* every chunk sent once */
-	u32 tx_chunk;			/* next chunk to send */
+	u32 tx_walk;			/* next place in the step's walk */
 	u16 tx_dest;			/* next destination of that chunk */
 	u8 poll_backoff;
 	unsigned long next_poll;	/* jiffies */

@@ -228,16 +228,11 @@ static u32 gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
 			       u32 count, u32 *work)
 {
 	struct gsync_step *st = &op->step[s];
-	/*
-	 * Chunks not sent once yet are on their way anyway: resending them
-	 * would only duplicate them (receivers cannot tell slow from lost).
-	 */
-	u32 sent = st->tx_done ? op->nchunks : st->tx_chunk, c, b, end;
-	u32 allowed = GSYNC_RTX_FACTOR * op->nchunks, marked = 0;
+	u32 allowed = GSYNC_RTX_FACTOR * op->nchunks, marked = 0, c, b, end;
 
-	if (first >= sent || !count)
+	if (first >= op->nchunks || !count)
 		return 0;
-	end = first + min(count, sent - first);
+	end = first + min(count, op->nchunks - first);
 	for (c = first; c < end && *work; c++, (*work)--) {
 		b = c / op->ppb;
 		if (!gsync_op_sends_to(g, op, s, b, r)) {
@@ -245,6 +240,14 @@ static u32 gsync_rx_nack_range(struct gsync_group *g, struct gsync_op *op,
 			c = gsync_op_next_block_to(g, op, s, b, r) * op->ppb - 1;
 			continue;
 		}
+		/*
+		 * Chunks not sent once yet are on their way anyway: resending
+		 * them would only duplicate them (receivers cannot tell slow
+		 * from lost). What r has had from us is a prefix of what we
+		 * send it: nothing further on has left either.
+		 */
+		if (!gsync_walk_sent(op, s, c))
+			break;
 		if (st->rtx_asked[r] >= allowed) {
 			gsync_drop(g, GSYNC_DROP_RATELIMIT);
 			*work = 0;

@@ -114,6 +114,82 @@ u32 gsync_op_next_block_to(struct gsync_group *g, struct gsync_op *op,
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_op_next_block_to);
 
+/*
+ * The order we send the blocks of step s in: the walk. In the first step
+ * of a reduce-scatter clique every member walking the blocks from 0 would
+ * send to the same owner at once, and that owner's download would be the
+ * bottleneck while the others idle (incast). Instead the member at
+ * position pos walks each row of nmembers blocks (one per owner) from the
+ * owner after it, so that the members send to different owners at any
+ * time. Every owner still gets its blocks from each sender in increasing
+ * order. Other steps walk the blocks in order. Returns how far the row
+ * is turned (0: in order).
+ */
+static unsigned int gsync_walk_turn(const struct gsync_op *op, unsigned int s)
+{
+	const struct gsync_step *st = &op->step[s];
+	const struct gsync_sclique *q = st->q;
+
+	if ((s & 1) || !q || q->pattern != GSYNC_PAT_RS_MULTICAST ||
+	    q->nmembers < 2)
+		return 0;
+	return (st->pos + 1) % q->nmembers;
+}
+
+/* Places in the walk of step s (some may hold no chunk). */
+u32 gsync_walk_len(const struct gsync_op *op, unsigned int s)
+{
+	unsigned int k;
+
+	if (!gsync_walk_turn(op, s))
+		return op->nchunks;
+	k = op->step[s].q->nmembers;
+	return DIV_ROUND_UP(op->nblocks, k) * k * op->ppb;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_walk_len);
+
+/*
+ * The chunk at place w of the walk of step s; op->nchunks or more if the
+ * place holds none (past the last block, or past the end of it).
+ */
+u32 gsync_walk_chunk(const struct gsync_op *op, unsigned int s, u32 w)
+{
+	unsigned int turn = gsync_walk_turn(op, s), k;
+	u32 wb, b;
+
+	if (!turn)
+		return w;
+	k = op->step[s].q->nmembers;
+	wb = w / op->ppb;
+	b = wb - wb % k + (wb % k + turn) % k;
+	if (b >= op->nblocks)
+		return op->nchunks;
+	return b * op->ppb + w % op->ppb;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_walk_chunk);
+
+/*
+ * Has chunk c of step s been sent once? What we send one receiver is sent
+ * in increasing order (see gsync_walk_turn()), so what it has had of it is
+ * a prefix. Under the lock.
+ */
+bool gsync_walk_sent(const struct gsync_op *op, unsigned int s, u32 c)
+{
+	const struct gsync_step *st = &op->step[s];
+	unsigned int turn = gsync_walk_turn(op, s), k;
+	u32 b, w;
+
+	if (st->tx_done)
+		return true;
+	if (!turn)
+		return c < st->tx_walk;
+	k = st->q->nmembers;
+	b = c / op->ppb;
+	w = (b - b % k + (b % k + k - turn) % k) * op->ppb + c % op->ppb;
+	return w < st->tx_walk;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_walk_sent);
+
 /* The stream rank sends us in step s, or NULL if it is not in our clique. */
 struct gsync_contrib *gsync_op_stream(struct gsync_op *op, unsigned int s,
 				      unsigned int rank)

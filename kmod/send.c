@@ -206,7 +206,7 @@ struct gsync_tx_pick {
 	bool fanout_many;		/* resend to every receiver lacking it */
 	struct gsync_op *op;		/* the DATA's operation and step */
 	unsigned int step;
-	u32 tx_chunk;			/* the step's cursor before this pick */
+	u32 tx_walk;			/* the step's cursor before this pick */
 	u16 tx_dest;
 	unsigned long to[BITS_TO_LONGS(GSYNC_MAX_RANKS)];
 };
@@ -254,22 +254,24 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 {
 	struct gsync_step *st = &op->step[s];
 	unsigned int ndest;
-	u32 b;
+	u32 b, c;
 
 	if (!st->sends || st->tx_done)
 		return false;
 	ndest = gsync_step_ndest(g, op, s);
 	for (;;) {
-		if (st->tx_chunk >= op->nchunks) {
+		if (st->tx_walk >= gsync_walk_len(op, s)) {
 			st->tx_done = true;
 			st->next_poll = jiffies +
 					msecs_to_jiffies(g->cfg.repair_ms);
 			return false;
 		}
-		b = st->tx_chunk / op->ppb;
-		if (gsync_op_sends(g, op, s, b))
+		c = gsync_walk_chunk(op, s, st->tx_walk);
+		b = c / op->ppb;
+		if (c < op->nchunks && gsync_op_sends(g, op, s, b))
 			break;
-		st->tx_chunk = (b + 1) * op->ppb;
+		/* On to the next block of the walk. */
+		st->tx_walk = (st->tx_walk / op->ppb + 1) * op->ppb;
 		st->tx_dest = 0;
 	}
 	if (!test_bit(b, op->ready[st->src]))
@@ -281,16 +283,16 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 	if (op->state == GSYNC_OPS_DONE)
 		op->retain_until = jiffies +
 				   msecs_to_jiffies(g->cfg.op_timeout_ms);
-	p->tx_chunk = st->tx_chunk;
+	p->tx_walk = st->tx_walk;
 	p->tx_dest = st->tx_dest;
 	p->dest = gsync_step_dest(g, op, s, b, st->tx_dest);
 	if (p->dest < 0)
 		gsync_mgroup_sa(g, op->sched, st->q, &p->maddr);
 	if (++st->tx_dest >= ndest) {
 		st->tx_dest = 0;
-		st->tx_chunk++;
+		st->tx_walk++;
 	}
-	p->len = gsync_build_data(g, op, s, p->tx_chunk, false);
+	p->len = gsync_build_data(g, op, s, c, false);
 	return true;
 }
 
@@ -359,7 +361,7 @@ static void gsync_tx_unpick(struct gsync_group *g, struct gsync_tx_pick *p)
 		if (!__test_and_set_bit(c, st->rtx))
 			st->rtx_pending++;
 	} else {
-		st->tx_chunk = p->tx_chunk;
+		st->tx_walk = p->tx_walk;
 		st->tx_dest = p->tx_dest;
 		st->tx_done = false;
 	}

@@ -572,6 +572,9 @@ static void gsync_sched_op_grid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 2, 2, 7), 3);
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 3, 0, 1), 1);
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 3, 1, 7), 3);
+	/* Round 1's walk starts at the owner after us: block 2 (rank 7). */
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 2, 0), 2 * op->ppb);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 2, op->ppb), 0);
 	/* Nothing to ourselves or to a rank outside the step's clique. */
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 0, 0, 1), 3);
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 0, 0, 4), 3);
@@ -702,8 +705,82 @@ static void gsync_sched_op_default(struct kunit *test)
 	gsync_sched_put(s);
 }
 
+/*
+ * The walk of a reduce-scatter step: 3 members, 7 blocks of 2 chunks, the
+ * last block 1 chunk. The member at position 0 turns each row of 3 blocks
+ * by one, so that it starts at owner 1; the one at position 2 (turned by
+ * 3) walks in order.
+ */
+static void gsync_sched_walk(struct kunit *test)
+{
+	static const u16 members[] = { 0, 1, 2 };
+	/* Place w -> chunk (13 and up: none) for position 0. */
+	static const u32 want[18] = { 2, 3, 4, 5, 0, 1, 8, 9, 10, 11, 6, 7,
+				      13, 13, 13, 13, 12, 13 };
+	struct gsync_sclique q = {
+		.pattern = GSYNC_PAT_RS_MULTICAST,
+		.nmembers = 3,
+		.members = members,
+	};
+	struct gsync_op *op = kunit_kzalloc(test, sizeof(*op), GFP_KERNEL);
+	DECLARE_BITMAP(seen, 13);
+	u32 w, c;
+
+	KUNIT_ASSERT_NOT_NULL(test, op);
+	op->nblocks = 7;
+	op->ppb = 2;
+	op->nchunks = 13;
+	op->nsteps = 2;
+	op->step[0].q = &q;
+	op->step[1].q = &q;
+
+	KUNIT_ASSERT_EQ(test, gsync_walk_len(op, 0), 18);
+	bitmap_zero(seen, 13);
+	for (w = 0; w < 18; w++) {
+		c = gsync_walk_chunk(op, 0, w);
+		KUNIT_EXPECT_EQ_MSG(test, min(c, 13U), want[w], "place %u", w);
+		if (c < 13) {
+			KUNIT_EXPECT_FALSE(test, test_bit(c, seen));
+			__set_bit(c, seen);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bitmap_weight(seen, 13), 13);
+
+	/* Sent: a prefix of each owner's chunks, not of the chunk numbers. */
+	op->step[0].tx_walk = 6;
+	KUNIT_EXPECT_TRUE(test, gsync_walk_sent(op, 0, 0));
+	KUNIT_EXPECT_TRUE(test, gsync_walk_sent(op, 0, 5));
+	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 6));
+	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 8));
+	op->step[0].tx_walk = 9;
+	KUNIT_EXPECT_TRUE(test, gsync_walk_sent(op, 0, 10));
+	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 11));
+	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 6));
+	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 12));
+	op->step[0].tx_done = true;
+	KUNIT_EXPECT_TRUE(test, gsync_walk_sent(op, 0, 12));
+
+	/* The results step, and the last position, walk in order. */
+	KUNIT_EXPECT_EQ(test, gsync_walk_len(op, 1), 13);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 1, 4), 4);
+	op->step[1].tx_walk = 5;
+	KUNIT_EXPECT_TRUE(test, gsync_walk_sent(op, 1, 4));
+	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 1, 5));
+	op->step[0].pos = 2;
+	op->step[0].tx_done = false;
+	KUNIT_EXPECT_EQ(test, gsync_walk_len(op, 0), 13);
+	for (w = 0; w < 13; w++)
+		KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, w), w);
+	/* Position 1 starts at owner 2: block 2, then 0, then its own. */
+	op->step[0].pos = 1;
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 0), 4);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 2), 0);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 4), 2);
+}
+
 static struct kunit_case gsync_sched_op_cases[] = {
 	KUNIT_CASE(gsync_sched_op_grid),
+	KUNIT_CASE(gsync_sched_walk),
 	KUNIT_CASE(gsync_sched_op_aggregator),
 	KUNIT_CASE(gsync_sched_op_member),
 	KUNIT_CASE(gsync_sched_op_default),
