@@ -58,6 +58,9 @@ gs_exec() { local ns; ns=$(gs_ns "$1"); shift; ip netns exec "$ns" "$@"; }
 gs_wan() { ip -n gs-wan "$@"; }
 
 # gs_add_island INDEX ID EGRESS_MBIT INGRESS_MBIT (0 = uncapped)
+# What one source is assured of an island's download (the rest it borrows
+# from the island's cap, in turn with the other sources).
+GS_CHILD_RATE=64kbit
 gs_add_island() {
 	local k=$1 id=$2 up=$3 down=$4 ns=gs-$2 port=p$1
 	local a4 a6
@@ -80,11 +83,16 @@ gs_add_island() {
 	fi
 	local cap=$down
 	[ "$cap" != 0 ] || cap=10000
+	# The download: class 1:1 holds the cap, and what arrives from each
+	# source (gs_set_pair) or from none (1:2) is a child that is assured
+	# next to nothing and borrows the rest from 1:1. A child assured the
+	# whole cap would pass that much whatever its siblings send, and N
+	# sources would get N times the cap through.
 	tc -n gs-wan qdisc add dev "$port" root handle 1: htb default 2
 	tc -n gs-wan class add dev "$port" parent 1: classid 1:1 htb \
 		rate "${cap}mbit" burst 64kb quantum 60000
 	tc -n gs-wan class add dev "$port" parent 1:1 classid 1:2 htb \
-		rate "${cap}mbit" burst 64kb quantum 60000
+		rate "$GS_CHILD_RATE" ceil "${cap}mbit" burst 64kb quantum 60000
 	echo "$k $id $ns $a4 $a6" >> "$GS_STATE"
 }
 
@@ -94,7 +102,7 @@ gs_set_pair() {
 	cls=$(printf '%x' $(( s + 16 )))
 	cap=$(tc -n gs-wan class show dev "$port" classid 1:1 | sed -n 's/.* rate \([^ ]*\) .*/\1/p')
 	tc -n gs-wan class add dev "$port" parent 1:1 classid "1:$cls" htb \
-		rate "${cap:-10Gbit}" burst 64kb quantum 60000
+		rate "$GS_CHILD_RATE" ceil "${cap:-10Gbit}" burst 64kb quantum 60000
 	local netem=(netem limit 100000)
 	[ "$ms" = 0 ] || netem+=(delay "${ms}ms")
 	[ "$loss" = 0 ] || netem+=(loss "${loss}%")

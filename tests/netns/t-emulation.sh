@@ -2,7 +2,7 @@
 # The WAN emulation itself: multicast reaches only the islands that joined
 # the group, per-pair one-way delays of multicast copies follow shortest
 # paths over the topology's links, for IPv4 and IPv6, and access-rate caps
-# hold.
+# hold, a download's for all its sources together.
 . "$(dirname "$0")/lib.sh"
 topo=${EMULATION_TOPOLOGY:-tests/netns/data/triangle.json}
 gs_topology_up "$topo" --rate-mbit 20
@@ -102,5 +102,19 @@ rate=$(tail -n 1 "$tmp/sink")
 # data at all, since a busy host's TCG cannot always fill 20 Mbit/s.
 gs_ok "upload cap 20 Mbit/s holds: measured $rate Mbit/s" \
 	python3 -c "import sys; r = float(sys.argv[1]); sys.exit(not (8 <= r <= 22))" "$rate"
+
+# Download cap: islands 0 and 2 both send flat out to island 1 (each
+# upload capped at 20 Mbit/s, so 40 offered), and island 1's download lets
+# 20 through in all, not 20 per source.
+if [ "${#ids[@]}" -ge 3 ]; then
+	gs_exec "${ids[1]}" python3 tests/netns/mcast_probe.py sink 47004 3 > "$tmp/sink2" &
+	for _ in $(seq 1200); do grep -q ready "$tmp/sink2" 2>/dev/null && break; sleep 0.05; done
+	gs_exec "${ids[0]}" python3 tests/netns/mcast_probe.py blast "$(gs_addr4 "${ids[1]}")" 47004 2 &
+	gs_exec "${ids[2]}" python3 tests/netns/mcast_probe.py blast "$(gs_addr4 "${ids[1]}")" 47004 2
+	wait
+	rate=$(tail -n 1 "$tmp/sink2")
+	gs_ok "download cap 20 Mbit/s holds for two senders together: measured $rate Mbit/s" \
+		python3 -c "import sys; r = float(sys.argv[1]); sys.exit(not (8 <= r <= 22))" "$rate"
+fi
 rm -rf "$tmp"
 exit $GS_FAILED
