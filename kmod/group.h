@@ -29,6 +29,7 @@
 #include <linux/gsync.h>
 #include <linux/gsync_wire.h>
 
+#include "rate.h"
 #include "reduce.h"
 #include "sched.h"
 
@@ -71,6 +72,9 @@ struct gsync_contrib {
 	u32 highest;			/* highest chunk index + 1 received */
 	bool sender_done;		/* it POLLed: every chunk was sent */
 	u8 nack_backoff;
+	/* highest at the last two rate ticks: holes below are losses */
+	u32 rate_h1;
+	u32 rate_h2;
 };
 
 /*
@@ -166,6 +170,7 @@ struct gsync_ctrl {
 	int dest;
 	bool answer;			/* answers dest's packet (send.c) */
 	union gsync_sockaddr maddr;	/* dest -1: a clique group, or none */
+	ktime_t echo_at;		/* REPORT: when the DATA it echoes came */
 	unsigned int len;
 	u8 data[];			/* header + payload */
 };
@@ -206,10 +211,13 @@ struct gsync_group {
 	u64 deliver_seq;		/* lock: seq recvmsg returns next */
 	struct gsync_op **slots;	/* lock: [window] */
 	struct sk_buff_head stash;	/* lock: packets for future ops */
+	bool replaying;			/* lock: handling the stash's packets */
 	unsigned int stash_bytes;	/* lock: truesize of the stash */
 	struct list_head ctrl_q;	/* lock: struct gsync_ctrl */
 	unsigned int ctrl_len;		/* lock: entries in ctrl_q */
-	u64 rate;			/* lock: pacing, bytes/s, 0 = off */
+	u64 rate;			/* lock: pacing, bytes/s, 0 = adaptive */
+	struct gsync_cc cc;		/* lock: the adaptive rate (rate.c) */
+	struct gsync_rate_peer *ratep;	/* lock: [nranks] (rate.c) */
 	s64 tokens;			/* lock: pacing bucket, bytes */
 	ktime_t refill;			/* lock: when tokens were topped up */
 	struct gsync_stats stats;	/* lock */

@@ -58,6 +58,25 @@ static const struct {
 static_assert(ARRAY_SIZE(gsync_stat_fields) ==
 	      offsetof(struct gsync_stats, drops) / sizeof(u64));
 
+/* Counters after the drops, printed after the drop_* columns. */
+static const struct {
+	const char *name;
+	size_t off;
+} gsync_stat_late[] = {
+	GSYNC_STAT(reports_sent), GSYNC_STAT(reports_received),
+	GSYNC_STAT(rate_decreases),
+};
+static_assert(offsetof(struct gsync_stats, reports_sent) ==
+	      offsetof(struct gsync_stats, drops) + GSYNC_DROP_MAX * sizeof(u64));
+static_assert(sizeof(struct gsync_stats) ==
+	      offsetof(struct gsync_stats, reports_sent) +
+	      ARRAY_SIZE(gsync_stat_late) * sizeof(u64));
+
+static u64 gsync_stat_late_get(const struct gsync_stats *st, unsigned int i)
+{
+	return *(const u64 *)((const char *)st + gsync_stat_late[i].off);
+}
+
 /*
  * The table follows struct gsync_stats's order; /proc/net/gsync puts
  * sched_tag and sched_rounds before sched_ops.
@@ -82,7 +101,9 @@ static void gsync_seq_header(struct seq_file *seq)
 	}
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, " drop_%s", gsync_drop_names[i]);
-	seq_putc(seq, '\n');
+	for (i = 0; i < ARRAY_SIZE(gsync_stat_late); i++)
+		seq_printf(seq, " %s", gsync_stat_late[i].name);
+	seq_puts(seq, " send_rate rtt_ms\n");
 }
 
 static int gsync_seq_show(struct seq_file *seq, void *v)
@@ -93,7 +114,8 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 	struct gsync_sock *gs;
 	u64 group = 0, next_seq = 0, inflight = 0;
 	u16 rank = 0, nranks = 0, rounds = 0;
-	u64 tag = 0;
+	u64 tag = 0, rate = 0;
+	u32 rtt = 0;
 	unsigned int i;
 
 	if (v == &gn->socks) {
@@ -113,6 +135,8 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 		inflight = g->next_seq - g->deliver_seq;
 		tag = g->sched->tag;
 		rounds = g->sched->nrounds;
+		rate = g->rate ? g->rate : g->cc.rate;
+		rtt = gsync_rate_rtt_ms(g);
 		spin_unlock_bh(&g->lock);
 	}
 	seq_printf(seq, "%llu %lu %u %s 0x%llx %u %u %llu %llu",
@@ -127,7 +151,9 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 	}
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, " %llu", st.drops[i]);
-	seq_putc(seq, '\n');
+	for (i = 0; i < ARRAY_SIZE(gsync_stat_late); i++)
+		seq_printf(seq, " %llu", gsync_stat_late_get(&st, i));
+	seq_printf(seq, " %llu %u\n", rate, rtt);
 	return 0;
 }
 
@@ -164,6 +190,9 @@ static int gsync_stats_show(struct seq_file *seq, void *v)
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, "drop_%s %llu\n", gsync_drop_names[i],
 			   sum.drops[i]);
+	for (i = 0; i < ARRAY_SIZE(gsync_stat_late); i++)
+		seq_printf(seq, "%s %llu\n", gsync_stat_late[i].name,
+			   gsync_stat_late_get(&sum, i));
 	return 0;
 }
 

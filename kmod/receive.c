@@ -29,6 +29,7 @@
 #include "wire.h"
 #include "route.h"
 #include "mem.h"
+#include "rate.h"
 #include "trace.h"
 
 #define GSYNC_PAYLOAD_OFF	(sizeof(struct udphdr) + GSYNC_WIRE_HDR_LEN)
@@ -182,6 +183,7 @@ static void gsync_rx_data(struct gsync_group *g, struct gsync_op *op,
 	}
 	g->stats.rx_packets++;
 	g->stats.rx_bytes += GSYNC_WIRE_HDR_LEN + plen;
+	gsync_rate_rx_data(g, r, h, GSYNC_WIRE_HDR_LEN + plen);
 	if (!--c->blk_left[b])
 		gsync_op_block_in(g, op, s, b);
 	if (c->received < c->expected)
@@ -443,6 +445,19 @@ static void gsync_rx_answer_stale(struct gsync_group *g,
 		gsync_ctrl_answer_hdr(g, r, &h, &a, sizeof(a));
 }
 
+/* A REPORT from rank r about the DATA we send it (rate.c). */
+static void gsync_rx_report(struct gsync_group *g, struct sk_buff *skb,
+			    unsigned int r)
+{
+	struct gsync_wire_report rep;
+
+	if (skb_copy_bits(skb, GSYNC_PAYLOAD_OFF, &rep, sizeof(rep)))
+		return gsync_drop(g, GSYNC_DROP_SHORT);
+	if (be16_to_cpu(rep.target_rank) != g->cfg.rank || rep.reserved)
+		return gsync_drop(g, GSYNC_DROP_FIELD);
+	gsync_rate_rx_report(g, r, &rep);
+}
+
 /*
  * Bytes of early packets the socket keeps: net.gsync.stash_max, or less if
  * the user set SO_RCVBUF. Under the lock, with g->gs set.
@@ -496,6 +511,13 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 	}
 	/* Any valid packet shows the peer alive (see gsync_op_silent()). */
 	g->heard[r] = jiffies;
+	if (h.type == GSYNC_PKT_REPORT) {
+		if (gsync_rx_ctl_allowed(g, r))
+			gsync_rx_report(g, skb, r);
+		else
+			gsync_drop(g, GSYNC_DROP_RATELIMIT);
+		return false;
+	}
 
 	seq = be64_to_cpu(h.seq);
 	if (seq < g->base_seq) {
@@ -591,6 +613,7 @@ void gsync_rx_replay_stash(struct gsync_group *g, u64 seq)
 
 	__skb_queue_head_init(&done);
 	spin_lock_bh(&g->lock);
+	g->replaying = true;
 	/*
 	 * ABORTs first: an operation a peer failed before we submitted it
 	 * fails here too, even if the peers' values came in before their
@@ -610,6 +633,7 @@ void gsync_rx_replay_stash(struct gsync_group *g, u64 seq)
 				__skb_queue_tail(&done, skb);
 		}
 	}
+	g->replaying = false;
 	spin_unlock_bh(&g->lock);
 	__skb_queue_purge(&done);
 }

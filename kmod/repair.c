@@ -30,6 +30,7 @@
 #include "send.h"
 #include "repair.h"
 #include "linger.h"
+#include "rate.h"
 #include "trace.h"
 
 #define GSYNC_MAX_BACKOFF	4	/* intervals grow up to 16x */
@@ -337,6 +338,7 @@ void gsync_repair_work(struct work_struct *work)
 		if (op->delivered)
 			gsync_op_unretain(g, op);
 	}
+	gsync_rate_tick(g);
 	gsync_group_release_slots(g, &to_free);
 	serving = gsync_linger_serving(g);
 	if (!gsync_linger_check(g, serving))

@@ -26,6 +26,7 @@
 #include "send.h"
 #include "route.h"
 #include "mgroup.h"
+#include "rate.h"
 #include "trace.h"
 
 #define GSYNC_CTRL_MAX		1024	/* queued control packets */
@@ -159,6 +160,25 @@ int gsync_ctrl_answer(struct gsync_group *g, unsigned int dest, u8 type,
 }
 
 /*
+ * Queue a REPORT for rank dest; echo_at (if not 0): when the DATA it
+ * echoes arrived, so that its hold_ms is set as it leaves. Under the lock.
+ */
+int gsync_ctrl_queue_report(struct gsync_group *g, unsigned int dest,
+			    const struct gsync_wire_hdr *hdr,
+			    const struct gsync_wire_report *rep, ktime_t echo_at)
+{
+	struct gsync_ctrl *c;
+	int err;
+
+	err = gsync_ctrl_add(g, dest, false, NULL, hdr, rep, sizeof(*rep));
+	if (!err) {
+		c = list_last_entry(&g->ctrl_q, struct gsync_ctrl, node);
+		c->echo_at = echo_at;
+	}
+	return err;
+}
+
+/*
  * The same with header hdr (payload_len is filled in), for an operation
  * we no longer hold. Under the lock.
  */
@@ -193,6 +213,7 @@ static unsigned int gsync_build_data(struct gsync_group *g,
 	if (cov != 1)
 		flags |= GSYNC_WF_PARTIAL;
 	h->flags = cpu_to_be16(flags);
+	h->stamp = cpu_to_be16(gsync_rate_stamp());
 	memcpy(g->txbuf + sizeof(*h), op->val[op->step[s].src] + off, plen);
 	return sizeof(*h) + plen;
 }
@@ -368,23 +389,20 @@ static void gsync_tx_unpick(struct gsync_group *g, struct gsync_tx_pick *p)
 }
 
 /*
- * The pace of a pick: the group's pacing_rate, capping the rate of the
- * clique the packet's step belongs to (control packets: the group's).
- * 0: unpaced.
+ * The pace of a pick: the group's pacing_rate or its adaptive rate,
+ * capped by the rate of the clique the packet's step belongs to (control
+ * packets: the group's). See rate.c.
  */
 static u64 gsync_tx_rate(struct gsync_group *g, const struct gsync_tx_pick *p)
 {
-	u64 rate = READ_ONCE(g->rate), q;
-
 	if (!p->op || !p->op->step[p->step].q)
-		return rate;
-	q = p->op->step[p->step].q->rate;
-	return rate && q ? min(rate, q) : rate | q;
+		return gsync_rate_pace(g, 0, false);
+	return gsync_rate_pace(g, p->op->step[p->step].q->rate, !p->ctrl);
 }
 
 /*
- * Top up the token bucket at rate; false if pacing says wait. Unpaced
- * sends leave no debt for paced ones after them. Under the lock.
+ * Top up the token bucket at rate (never 0: see gsync_rate_pace()); false
+ * if pacing says wait. Under the lock.
  */
 static bool gsync_tx_tokens(struct gsync_group *g, unsigned int len, u64 rate,
 			    unsigned long *wait)
@@ -393,11 +411,8 @@ static bool gsync_tx_tokens(struct gsync_group *g, unsigned int len, u64 rate,
 	s64 bucket;
 	u64 ns;
 
-	if (!rate) {
-		g->refill = now;
-		g->tokens = max_t(s64, g->tokens, 0);
-		return true;
-	}
+	if (WARN_ON_ONCE(!rate))
+		rate = GSYNC_CC_MIN_RATE;
 	bucket = max_t(s64, GSYNC_BUCKET_MIN, div64_u64(rate, 100));
 	ns = ktime_to_ns(ktime_sub(now, g->refill));
 	g->refill = now;
@@ -445,6 +460,7 @@ void gsync_tx_work(struct work_struct *work)
 	for (n = 0; n < GSYNC_TX_BATCH; n++) {
 		spin_lock_bh(&g->lock);
 		if (g->dead || !gsync_tx_pick(g, &p)) {
+			gsync_rate_idle(g);
 			spin_unlock_bh(&g->lock);
 			return;
 		}
@@ -457,6 +473,8 @@ void gsync_tx_work(struct work_struct *work)
 			return;
 		}
 		g->tokens -= len;
+		if (p.ctrl && p.ctrl->echo_at)
+			gsync_rate_report_leaves(p.ctrl);
 		spin_unlock_bh(&g->lock);
 
 		buf = p.ctrl ? (const void *)p.ctrl->data : g->txbuf;

@@ -13,6 +13,9 @@ int gsync_ctrl_queue(struct gsync_group *g, int dest, u8 type,
 int gsync_ctrl_answer(struct gsync_group *g, unsigned int dest, u8 type,
 		      const struct gsync_op *op, unsigned int s,
 		      const void *payload, unsigned int payload_len);
+int gsync_ctrl_queue_report(struct gsync_group *g, unsigned int dest,
+			    const struct gsync_wire_hdr *hdr,
+			    const struct gsync_wire_report *rep, ktime_t echo_at);
 int gsync_ctrl_answer_hdr(struct gsync_group *g, unsigned int dest,
 			  const struct gsync_wire_hdr *hdr,
 			  const void *payload, unsigned int payload_len);

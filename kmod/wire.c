@@ -46,6 +46,19 @@ static int gsync_wire_check_contrib(const struct gsync_wire_hdr *h)
 }
 
 /*
+ * A REPORT is about the group, not an operation: every operation field is
+ * 0. The receive path checks its payload (gsync_rx_report()).
+ */
+static int gsync_wire_check_report(const struct gsync_wire_hdr *h, u32 plen)
+{
+	if (plen != sizeof(struct gsync_wire_report) || h->seq ||
+	    h->sched_tag || h->round || h->flags || h->chunk || h->nchunks ||
+	    h->total_len || h->ncontrib || h->chunk_bytes)
+		return GSYNC_DROP_FIELD;
+	return GSYNC_DROP_MAX;
+}
+
+/*
  * Returns GSYNC_DROP_MAX if the header is acceptable, else the reason to
  * drop the packet. len is the UDP payload length (header included).
  */
@@ -60,7 +73,7 @@ int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,
 		return GSYNC_DROP_SHORT;
 	if (h->version != GSYNC_WIRE_VERSION)
 		return GSYNC_DROP_VERSION;
-	if (h->type < GSYNC_PKT_DATA || h->type > GSYNC_PKT_ABORT)
+	if (h->type < GSYNC_PKT_DATA || h->type > GSYNC_PKT_REPORT)
 		return GSYNC_DROP_TYPE;
 	if (be64_to_cpu(h->group_id) != group_id)
 		return GSYNC_DROP_GROUP;
@@ -76,7 +89,7 @@ int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,
 	if (h->dtype >= GSYNC_DTYPE_MAX || h->op >= GSYNC_REDOP_MAX)
 		return GSYNC_DROP_FIELD;
 	if (be16_to_cpu(h->flags) & ~(GSYNC_WF_RETRANSMIT | GSYNC_WF_PARTIAL) ||
-	    h->reserved)
+	    (h->stamp && h->type != GSYNC_PKT_DATA))
 		return GSYNC_DROP_FIELD;
 	/* Steps exist only under a schedule (see gsync_wire.h). */
 	if (h->sched_tag ? be16_to_cpu(h->round) >= GSYNC_MAX_STEPS : !!h->round)
@@ -123,6 +136,8 @@ int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,
 	case GSYNC_PKT_ABORT:
 		return plen == sizeof(struct gsync_wire_abort) ?
 		       GSYNC_DROP_MAX : GSYNC_DROP_FIELD;
+	case GSYNC_PKT_REPORT:
+		return gsync_wire_check_report(h, plen);
 	}
 	return GSYNC_DROP_TYPE;
 }

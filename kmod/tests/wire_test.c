@@ -51,13 +51,14 @@ static void gsync_wire_abi_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_wire_range), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_wire_status), 32);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_wire_abort), 8);
+	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_wire_report), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_addr), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_join), 96);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_op_desc), 16);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_op_result), 24);
-	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_info), 64);
+	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_info), 72);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_stats),
-			(15 + GSYNC_DROP_MAX) * sizeof(u64));
+			(15 + GSYNC_DROP_MAX + 3) * sizeof(u64));
 }
 
 static void gsync_wire_good(struct kunit *test)
@@ -108,9 +109,13 @@ static void gsync_wire_bad_fields(struct kunit *test)
 
 	EXPECT_BROKEN(h.version = 0, GSYNC_DROP_VERSION);
 	EXPECT_BROKEN(h.version = 1, GSYNC_DROP_VERSION);	/* the 56-byte format */
-	EXPECT_BROKEN(h.version = 3, GSYNC_DROP_VERSION);
+	/* 2: the same header, but no stamp nor REPORT */
+	EXPECT_BROKEN(h.version = 2, GSYNC_DROP_VERSION);
+	EXPECT_BROKEN(h.version = 4, GSYNC_DROP_VERSION);
 	EXPECT_BROKEN(h.type = 0, GSYNC_DROP_TYPE);
-	EXPECT_BROKEN(h.type = 6, GSYNC_DROP_TYPE);
+	EXPECT_BROKEN(h.type = 7, GSYNC_DROP_TYPE);
+	/* A REPORT names no operation. */
+	EXPECT_BROKEN(h.type = GSYNC_PKT_REPORT, GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.group_id = cpu_to_be64(GROUP + 1), GSYNC_DROP_GROUP);
 	EXPECT_BROKEN(h.src_rank = cpu_to_be16(NRANKS), GSYNC_DROP_RANK);
 	EXPECT_BROKEN(h.src_rank = cpu_to_be16(0xffff), GSYNC_DROP_RANK);
@@ -119,7 +124,10 @@ static void gsync_wire_bad_fields(struct kunit *test)
 	EXPECT_BROKEN(h.dtype = GSYNC_DTYPE_MAX, GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.op = GSYNC_REDOP_MAX, GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.flags = cpu_to_be16(0x8000), GSYNC_DROP_FIELD);
-	EXPECT_BROKEN(h.reserved = cpu_to_be16(1), GSYNC_DROP_FIELD);
+	/* DATA's stamp may be anything: only DATA carries one. */
+	EXPECT_BROKEN(h.stamp = cpu_to_be16(0xffff), GSYNC_DROP_MAX);
+	EXPECT_BROKEN((h.type = GSYNC_PKT_POLL, h.payload_len = 0,
+		       h.stamp = cpu_to_be16(1)), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.flags = cpu_to_be16(GSYNC_WF_PARTIAL), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.round = cpu_to_be16(1), GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.ncontrib = 0, GSYNC_DROP_FIELD);
@@ -187,6 +195,31 @@ static void gsync_wire_control(struct kunit *test)
 	}
 	h.payload_len = cpu_to_be32(12);
 	KUNIT_EXPECT_EQ(test, check(&h, GSYNC_WIRE_HDR_LEN + 12),
+			GSYNC_DROP_FIELD);
+
+	/* REPORT: 24 bytes of payload, every operation field 0. */
+	memset(&h, 0, sizeof(h));
+	h.version = GSYNC_WIRE_VERSION;
+	h.type = GSYNC_PKT_REPORT;
+	h.src_rank = cpu_to_be16(2);
+	h.nranks = cpu_to_be16(NRANKS);
+	h.group_id = cpu_to_be64(GROUP);
+	h.payload_len = cpu_to_be32(24);
+	KUNIT_EXPECT_EQ(test, check(&h, GSYNC_WIRE_HDR_LEN + 24), GSYNC_DROP_MAX);
+	h.payload_len = cpu_to_be32(16);
+	KUNIT_EXPECT_EQ(test, check(&h, GSYNC_WIRE_HDR_LEN + 16),
+			GSYNC_DROP_FIELD);
+	h.payload_len = cpu_to_be32(24);
+	h.seq = cpu_to_be64(1);
+	KUNIT_EXPECT_EQ(test, check(&h, GSYNC_WIRE_HDR_LEN + 24),
+			GSYNC_DROP_FIELD);
+	h.seq = 0;
+	h.stamp = cpu_to_be16(5);
+	KUNIT_EXPECT_EQ(test, check(&h, GSYNC_WIRE_HDR_LEN + 24),
+			GSYNC_DROP_FIELD);
+	h.stamp = 0;
+	h.chunk_bytes = cpu_to_be32(1024);
+	KUNIT_EXPECT_EQ(test, check(&h, GSYNC_WIRE_HDR_LEN + 24),
 			GSYNC_DROP_FIELD);
 }
 

@@ -61,10 +61,11 @@ ADDR = struct.Struct("=H2sI16s")
 # struct gsync_join (members follow)
 JOIN = struct.Struct("=QHHI24sIB3sIIIIIIQ16s")
 # struct gsync_info
-INFO = struct.Struct("=IHHQQIIIIQIIII")
+INFO = struct.Struct("=IHHQQIIIIQIIIIQ")
 INFO_FIELDS = ("state", "rank", "nranks", "group_id", "next_seq", "inflight",
                "window", "chunk_bytes", "flags", "pacing_rate",
-               "op_timeout_ms", "repair_ms", "max_op_bytes", "reserved")
+               "op_timeout_ms", "repair_ms", "max_op_bytes", "rtt_ms",
+               "send_rate")
 # struct gsync_op_desc / gsync_op_result
 OP_DESC = struct.Struct("=QBBHI")
 OP_RESULT = struct.Struct("=QiIQ")
@@ -74,8 +75,10 @@ STATS_FIELDS = ("ops_submitted", "ops_completed", "ops_failed", "tx_bytes",
                 "nacks_received", "retransmits", "mcast_retransmits",
                 "timeouts", "mismatches", "sched_ops", "reduce_jobs")
 DROP_NAMES = ("short", "version", "type", "group", "rank", "source", "field",
-              "stale", "window", "dup", "nomem", "clique")
-STATS_SIZE = 8 * (len(STATS_FIELDS) + len(DROP_NAMES))
+              "stale", "window", "dup", "nomem", "clique", "ratelimit")
+# the counters after drops[]
+STATS_LATE = ("reports_sent", "reports_received", "rate_decreases")
+STATS_SIZE = 8 * (len(STATS_FIELDS) + len(DROP_NAMES) + len(STATS_LATE))
 
 # gsync_sched.h
 SCHED_MAGIC = 0x48435347
@@ -95,7 +98,7 @@ SCHED_CLIQUE = struct.Struct("=HBBHHHHI")
 
 assert ADDR.size == 24
 assert JOIN.size == 96
-assert INFO.size == 64
+assert INFO.size == 72
 assert OP_DESC.size == 16
 assert OP_RESULT.size == 24
 assert SCHED_HDR.size == 80 and SCHED_CLIQUE.size == 16

@@ -132,7 +132,7 @@ def pack_addr(ep: Endpoint) -> bytes:
 class Config:
     """Everything GSYNC_JOIN carries, in Python types. Zero tunables mean
     the kernel's defaults (window 4, MTU of the interface, 64 MiB largest
-    operation, 10 s timeout, 20 ms repair interval, unpaced)."""
+    operation, 10 s timeout, 20 ms repair interval, adaptive sending rate)."""
 
     rank: int
     members: list

@@ -266,17 +266,17 @@ class Group:
         window, chunk_bytes, ...)."""
         raw = self._sock.getsockopt(_abi.SOL_GSYNC, _abi.GSYNC_INFO, _abi.INFO.size)
         raw = raw + bytes(_abi.INFO.size - len(raw))
-        d = dict(zip(_abi.INFO_FIELDS, _abi.INFO.unpack(raw)))
-        d.pop("reserved")
-        return d
+        return dict(zip(_abi.INFO_FIELDS, _abi.INFO.unpack(raw)))
 
     def stats(self) -> Dict[str, int]:
         """GSYNC_STATS as a dict: counters since the socket was opened
         (ops_*, tx/rx bytes and packets, nacks, retransmits, timeouts,
-        mismatches, ...) and ``drop_<reason>`` for every drop reason."""
+        mismatches, ...), ``drop_<reason>`` for every drop reason, and the
+        rate control's reports_sent, reports_received, rate_decreases."""
         raw = self._sock.getsockopt(_abi.SOL_GSYNC, _abi.GSYNC_STATS, _abi.STATS_SIZE)
         vals = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw) - 7, 8)]
-        names = list(_abi.STATS_FIELDS) + ["drop_" + n for n in _abi.DROP_NAMES]
+        names = (list(_abi.STATS_FIELDS) + ["drop_" + n for n in _abi.DROP_NAMES] +
+                 list(_abi.STATS_LATE))
         out = {n: 0 for n in names}
         out.update(zip(names, vals))
         return out
@@ -289,7 +289,7 @@ class Group:
     @pacing_rate.setter
     def pacing_rate(self, rate: int) -> None:
         if isinstance(rate, bool) or not isinstance(rate, int) or not 0 <= rate < 1 << 64:
-            raise ValueError("pacing_rate: bytes/s as a non-negative integer (0 = unpaced)")
+            raise ValueError("pacing_rate: bytes/s as a non-negative integer (0 = adaptive)")
         self._sock.setsockopt(_abi.SOL_GSYNC, _abi.GSYNC_PACING_RATE, rate.to_bytes(8, "little"))
 
     def load_schedule(self, schedule: Any, *, ranks: Optional[Iterable[str]] = None,

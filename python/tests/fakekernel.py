@@ -100,7 +100,8 @@ class FakeSocket:
         self.rfd, self.wfd = os.pipe()
         self.closed = False
         self.sent_flags = []
-        self.stats = [0] * (len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES))
+        self.stats = [0] * (len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES) +
+                            len(_abi.STATS_LATE))
 
     # -- the socket API Group uses --
     def fileno(self):
@@ -143,7 +144,8 @@ class FakeSocket:
             with self.cv:
                 return _abi.INFO.pack(1, self.rank or 0, self.fab.n, 0, self.next_seq,
                                       self.next_seq - self.deliver_seq, self.window, 1400,
-                                      0, getattr(self, "rate", 0), 10000, 20, 64 << 20, 0)[:size]
+                                      0, getattr(self, "rate", 0), 10000, 20, 64 << 20, 0,
+                                      getattr(self, "rate", 0))[:size]
         if name == _abi.GSYNC_STATS:
             return struct.pack("=%dQ" % len(self.stats), *self.stats)[:size]
         if name == _abi.GSYNC_PACING_RATE:

@@ -241,7 +241,8 @@ class GroupOps(unittest.TestCase):
         try:
             run_ranks(gs, lambda r, g: g.all_reduce_(bytearray(4), "sum", "int32"))
             st = gs[0].stats()
-            self.assertEqual(len(st), len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES))
+            self.assertEqual(len(st), len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES) +
+                             len(_abi.STATS_LATE))
             self.assertEqual((st["ops_submitted"], st["ops_completed"], st["drop_clique"]), (1, 1, 0))
             inf = gs[0].info()
             self.assertEqual((inf["nranks"], inf["window"], inf["next_seq"]), (2, 8, 2))

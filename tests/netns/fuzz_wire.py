@@ -27,14 +27,14 @@ assert struct.calcsize(HDR) == 64
 
 
 def header(rnd, group_id, nranks_, src_rank, **over):
-    f = dict(version=2, type=1, dtype=0, op=0, src=src_rank, nranks=nranks_,
+    f = dict(version=3, type=1, dtype=0, op=0, src=src_rank, nranks=nranks_,
              group=group_id, seq=1, round=0, flags=0, chunk=0, nchunks=1,
-             plen=0, total=4, ncontrib=1, reserved=0, cb=1024, tag=0)
+             plen=0, total=4, ncontrib=1, stamp=0, cb=1024, tag=0)
     f.update(over)
     return struct.pack(HDR, f["version"], f["type"], f["dtype"], f["op"],
                        f["src"], f["nranks"], f["group"], f["seq"], f["round"],
                        f["flags"], f["chunk"], f["nchunks"], f["plen"],
-                       f["total"], f["ncontrib"], f["reserved"], f["cb"],
+                       f["total"], f["ncontrib"], f["stamp"], f["cb"],
                        f["tag"])
 
 
@@ -45,6 +45,7 @@ def cases(rnd, group, nranks, src, lies):
     yield bytes(63)
     yield header(rnd, group, nranks, src)[:40]
     yield header(rnd, group, nranks, src, version=1, plen=4, total=4) + bytes(4)
+    yield header(rnd, group, nranks, src, version=2, plen=4, total=4) + bytes(4)
     yield header(rnd, group, nranks, src, type=0)
     yield header(rnd, group, nranks, src, type=99)
     yield header(rnd, group, nranks, src, group=group + 1, plen=4) + bytes(4)
@@ -64,7 +65,8 @@ def cases(rnd, group, nranks, src, lies):
     yield header(rnd, group, nranks, src, total=6, plen=6) + bytes(6)  # not /4
     yield header(rnd, group, nranks, src, round=3, plen=4) + bytes(4)
     yield header(rnd, group, nranks, src, flags=0x8000, plen=4) + bytes(4)
-    yield header(rnd, group, nranks, src, reserved=1, plen=4) + bytes(4)
+    # Only DATA carries a stamp.
+    yield header(rnd, group, nranks, src, type=4, stamp=1, plen=0)
     yield header(rnd, group, nranks, src, ncontrib=0, plen=4) + bytes(4)
     yield header(rnd, group, nranks, src, seq=0, plen=4) + bytes(4)
     yield header(rnd, group, nranks, src, seq=(1 << 64) - 1, plen=4) + bytes(4)
@@ -86,6 +88,21 @@ def cases(rnd, group, nranks, src, lies):
     if lies:
         yield header(rnd, group, nranks, src, type=5, plen=8) + struct.pack("!II", 71, 0)
     yield header(rnd, group, nranks, src, type=5, plen=7) + bytes(7)
+    # REPORTs: about rank 0 (the target) and well formed, they are taken
+    # (reports_received, no drop); about another rank, with operation
+    # fields, reserved bits or the wrong length, dropped as field.
+    def report(target=0, reserved=0, size=24, **over):
+        body = struct.pack("!HHHHIIII", target, 5, 0xFFFF, reserved, 1000, 0, 0, 0)
+        body = (body + bytes(size))[:size]
+        f = dict(type=6, seq=0, nchunks=0, total=0, ncontrib=0, cb=0, plen=size)
+        f.update(over)
+        return header(rnd, group, nranks, src, **f) + body
+    yield report()
+    yield report(target=1)
+    yield report(reserved=1)
+    yield report(size=20)
+    yield report(seq=1)
+    yield report(stamp=9)
     while True:
         kind = rnd.random()
         if kind < 0.3:

@@ -20,6 +20,7 @@ import random
 import socket
 import struct
 import sys
+import subprocess
 import time
 
 import gsched
@@ -108,15 +109,25 @@ STATS_FIELDS = ("ops_submitted ops_completed ops_failed tx_bytes tx_packets "
                 "mcast_retransmits timeouts mismatches sched_ops reduce_jobs").split()
 DROP_NAMES = ("short version type group rank source field stale window dup nomem "
               "clique ratelimit").split()
+STATS_LATE = "reports_sent reports_received rate_decreases".split()
 GSYNC_SCHEDULE = 6
 
 
 def stats(s):
-    raw = s.getsockopt(SOL_GSYNC, GSYNC_STATS, 8 * (len(STATS_FIELDS) + len(DROP_NAMES)))
+    n = len(STATS_FIELDS) + len(DROP_NAMES)
+    raw = s.getsockopt(SOL_GSYNC, GSYNC_STATS, 8 * (n + len(STATS_LATE)))
     vals = struct.unpack("=%dQ" % (len(raw) // 8), raw)
     out = dict(zip(STATS_FIELDS, vals))
     out.update({"drop_" + n: v for n, v in zip(DROP_NAMES, vals[len(STATS_FIELDS):])})
+    out.update(zip(STATS_LATE, vals[n:]))
     return out
+
+
+def rate_info(s):
+    """send_rate (bytes/s) and rtt_ms of GSYNC_INFO: the rate control's state."""
+    raw = s.getsockopt(SOL_GSYNC, GSYNC_INFO, 72)
+    rtt, rate = struct.unpack_from("=IQ", raw, 60)
+    return rate, rtt
 
 
 # ---- reference arithmetic (docs/reduction-semantics.md) -------------------
@@ -350,6 +361,9 @@ def main():
     run.add_argument("--go-fifo", metavar="PATH",
                      help="once joined (and ready written), wait for a line "
                      "from PATH before the first operation")
+    run.add_argument("--exec-before", action="append", default=[],
+                     metavar="SEQ:CMD", help="run shell command CMD (and wait "
+                     "for it) just before submitting op SEQ")
     run.add_argument("--stop-after", type=int, default=0,
                      help="exit abruptly after completing this many operations")
     a = ap.parse_args()
@@ -373,6 +387,7 @@ def main():
     n = len(members)
     blob = None
     switches = {int(x.split(":", 1)[0]): x.split(":", 1)[1] for x in a.switch}
+    execs = {int(x.split(":", 1)[0]): x.split(":", 1)[1] for x in a.exec_before}
     if a.schedule:
         switches.setdefault(1, a.schedule)
     seq, failures, digest, checks = 1, 0, hashlib.sha256(), []
@@ -403,6 +418,10 @@ def main():
                                 break
                             time.sleep(0.05)
                         print(f"# rank {a.rank}: pushed schedule {'seen' if blob else 'NOT seen'}")
+                    if seq in execs:
+                        rc = subprocess.run(execs[seq], shell=True).returncode
+                        print(f"# rank {a.rank}: before op {seq}: exit {rc}: {execs[seq]}")
+                        failures += rc != 0
                     want_status = want_list[min(seq, len(want_list)) - 1]
                     t0 = time.monotonic()
                     submit(s, seq, mine, dtype, op)
@@ -420,6 +439,7 @@ def main():
                         if not a.check_at_end:
                             failures += verify(a, n, checks.pop(), digest)
                     print(f"# {tag}: {dt*1000:.1f} ms status {status}")
+                    print("# rate seq %d send_rate %d rtt_ms %d" % ((seq,) + rate_info(s)))
                     seq += 1
     for c in checks:
         failures += verify(a, n, c, digest)

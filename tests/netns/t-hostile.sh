@@ -23,7 +23,7 @@ gs_exec i0 python3 tests/netns/gsync_py.py run --rank 0 --members "$members" \
 p0=$!
 read -r line < "$tmp/joined"	# rank 0 has joined
 row() { gs_exec i0 awk 'NR == 1 { for (i = 1; i <= NF; i++) col[i] = $i; next }
-	{ for (i = 1; i <= NF; i++) if (col[i] ~ /^(drop_|rx_packets$)/) print col[i], $i }' \
+	{ for (i = 1; i <= NF; i++) if (col[i] ~ /^(drop_|rx_packets$|reports_received$)/) print col[i], $i }' \
 	/proc/net/gsync | sort; }
 row > "$tmp/before"
 gs_ok "fuzzer sent 3000 packets from rank 1's endpoint" \
@@ -33,10 +33,11 @@ gs_ok "fuzzer sent 2000 packets from an unknown endpoint" \
 row > "$tmp/after"
 deltas=$(join "$tmp/before" "$tmp/after" | awk '{ printf "%s=%d ", $1, $3 - $2 }')
 echo "$deltas" | gs_diag
-# The seeded packets' exact outcome by reason (4996 drops; the other 4 are
-# control packets about operation 1, handled). A change here means the
-# validation changed: check that it is intended, then update the numbers.
-want="drop_clique=0 drop_dup=0 drop_field=1561 drop_group=2 drop_nomem=0 drop_rank=6 drop_ratelimit=0 drop_short=755 drop_source=7 drop_stale=2 drop_type=1291 drop_version=1371 drop_window=1 rx_packets=0 "
+# The seeded packets' exact outcome by reason (4995 drops; the other 5 are
+# 4 control packets about operation 1 and one well-formed REPORT, handled).
+# A change here means the validation changed: check that it is intended,
+# then update the numbers.
+want="drop_clique=0 drop_dup=0 drop_field=1884 drop_group=2 drop_nomem=0 drop_rank=6 drop_ratelimit=0 drop_short=864 drop_source=10 drop_stale=2 drop_type=859 drop_version=1367 drop_window=1 reports_received=1 rx_packets=0 "
 gs_ok "every junk packet was dropped for its exact reason" test "$deltas" = "$want"
 gs_ok "no junk packet was taken as data (rx_packets unchanged)" \
 	grep -q ' rx_packets=0 ' <<< " $deltas"

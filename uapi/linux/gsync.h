@@ -92,10 +92,15 @@ struct gsync_addr {
 #define GSYNC_JOIN		1
 
 /*
- * GSYNC_PACING_RATE (set/get): __u64 bytes per second, 0 = unpaced, at
- * most GSYNC_MAX_PACING_RATE (ERANGE above; also for gsync_join). There
- * is no congestion control: with k ranks multicasting at once each receiver
- * takes k-1 streams, so pace to about its ingress capacity / (k - 1).
+ * GSYNC_PACING_RATE (set/get): __u64 bytes per second, at most
+ * GSYNC_MAX_PACING_RATE (ERANGE above; also for gsync_join). A rate set
+ * here is kept exactly, whatever the network does. 0 (the default) means
+ * adaptive: the rank's sending rate follows the loss its receivers report
+ * (rate control in the manner of TCP: double per round trip until the
+ * first loss, then grow by a fixed step per round trip and back off by
+ * 30% on loss), never above the rate an exported schedule gives the
+ * clique, and remembered from one operation to the next. gsync_info's
+ * send_rate is where it stands.
  */
 #define GSYNC_PACING_RATE	2
 #define GSYNC_MAX_PACING_RATE	(1ULL << 40)	/* about 1.1 TB/s */
@@ -159,7 +164,7 @@ struct gsync_join {
 	/* loss-repair interval; 0 = 20; 1..op_timeout_ms */
 	__u32 repair_ms;
 	__u32 reserved2;	/* must be 0 */
-	__u64 pacing_rate;	/* bytes/s this rank may send, 0 = unpaced */
+	__u64 pacing_rate;	/* bytes/s this rank sends, 0 = adaptive */
 	__u64 reserved1[2];	/* must be 0 */
 	/* followed by struct gsync_addr members[nranks] */
 };
@@ -185,7 +190,12 @@ struct gsync_info {
 	__u32 op_timeout_ms;
 	__u32 repair_ms;
 	__u32 max_op_bytes;
-	__u32 reserved;
+	__u32 rtt_ms;		/* slowest receiver's round trip; 0 = unknown */
+	/*
+	 * bytes/s this rank sends at now: pacing_rate, or with pacing_rate
+	 * 0 the adaptive rate (0 until the first send)
+	 */
+	__u64 send_rate;
 };
 
 /* Why received packets were dropped; indexes gsync_stats.drops. */
@@ -242,6 +252,9 @@ struct gsync_stats {
 	__u64 sched_ops;	/* operations run under a loaded schedule */
 	__u64 reduce_jobs;	/* block reductions handed to the engine */
 	__u64 drops[GSYNC_DROP_MAX];
+	__u64 reports_sent;	/* REPORTs: receivers' feedback to senders */
+	__u64 reports_received;
+	__u64 rate_decreases;	/* adaptive rate backed off on loss */
 };
 
 /* ---- control messages (cmsg_level SOL_GSYNC) ------------------------------ */

@@ -23,6 +23,11 @@
  *          (ECONNRESET), and to a rank that asks about an operation that
  *          failed so. Receivers fail seq with that error (any other:
  *          ECONNABORTED), or keep it for when they submit seq.
+ *  REPORT  "this is how your DATA reached me lately": payload struct
+ *          gsync_wire_report, sent every repair interval to each peer we
+ *          received DATA from in it. It is about the sender, not an
+ *          operation: seq, round and sched_tag are 0. The sender's rate
+ *          control reads the loss and round trip from it (kmod/rate.c).
  *
  * Steps. A schedule of R rounds runs in 2R steps: step 2r carries values
  * into round r's reduction (to every member, or to the block's owner),
@@ -45,7 +50,8 @@
 
 #include <linux/types.h>
 
-#define GSYNC_WIRE_VERSION	2	/* 2: 64-bit schedule tag, 64-byte header */
+/* 2: 64-bit schedule tag, 64-byte header; 3: DATA stamp, REPORT */
+#define GSYNC_WIRE_VERSION	3
 
 enum gsync_pkt_type {
 	GSYNC_PKT_DATA = 1,
@@ -53,6 +59,7 @@ enum gsync_pkt_type {
 	GSYNC_PKT_STATUS = 3,
 	GSYNC_PKT_POLL = 4,
 	GSYNC_PKT_ABORT = 5,
+	GSYNC_PKT_REPORT = 6,
 };
 
 /* gsync_wire_hdr.flags */
@@ -75,7 +82,11 @@ struct gsync_wire_hdr {
 	__be32 payload_len;	/* bytes following this header */
 	__be64 total_len;	/* DATA, POLL: contribution length in bytes */
 	__be16 ncontrib;	/* DATA: contributing ranks the value covers */
-	__be16 reserved;	/* 0 */
+	/*
+	 * DATA: the sender's clock in ms, modulo 2^16, when it sent the
+	 * packet; echoed in REPORT to measure round trips. Others: 0
+	 */
+	__be16 stamp;
 	__be32 chunk_bytes;	/* DATA, POLL: the sender's chunk size */
 	__be64 sched_tag;	/* tag of the operation's schedule, 0 = none */
 };
@@ -112,6 +123,26 @@ struct gsync_wire_status {
 struct gsync_wire_abort {
 	__be32 error;		/* positive errno the operation fails with */
 	__be32 reserved;	/* 0 */
+};
+
+/*
+ * REPORT payload: what the reporter received from target_rank in the
+ * interval_us microseconds since its previous report to it. lost counts
+ * chunks found missing below what arrived after them for a whole report
+ * interval (a reordered chunk arrives sooner): losses, not stragglers.
+ * echo_stamp is the stamp of the latest DATA from target_rank, hold_ms how
+ * long ago it arrived; target_rank's round trip is then its clock now
+ * minus echo_stamp minus hold_ms.
+ */
+struct gsync_wire_report {
+	__be16 target_rank;	/* the sender this is about */
+	__be16 echo_stamp;
+	__be16 hold_ms;
+	__be16 reserved;	/* 0 */
+	__be32 interval_us;
+	__be32 rx_bytes;	/* DATA bytes, headers included */
+	__be32 rx_chunks;	/* DATA packets that brought a new chunk */
+	__be32 lost;
 };
 
 #endif /* _UAPI_LINUX_GSYNC_WIRE_H */

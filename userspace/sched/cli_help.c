@@ -353,7 +353,7 @@ static const char export_help[] =
 "    ingress k/(2(k-1)); unicast: ingress; aggregator: its ingress/(k-1)),\n"
 "    and no egress sends more, times 0.9 for headers.  So the group needs\n"
 "    no pacing_rate; one it sets caps the rate.  Unlimited links (PoPs)\n"
-"    give rate 0: unpaced.\n"
+"    give rate 0: the adaptive rate alone.\n"
 "\n"
 "    Clique groups: unless --no-clique-groups, the blob sets\n"
 "    GSYNC_SCHF_CLIQUE_GROUPS, so each clique multicasts to an address of\n"

@@ -123,7 +123,7 @@ struct gsync_config {
 	uint32_t max_op_bytes;		/* 0 or 1..GSYNC_MAX_OP_BYTES */
 	uint32_t op_timeout_ms;		/* 0 or 10..3600000 */
 	uint32_t repair_ms;		/* 0 or 1..op_timeout_ms (effective) */
-	uint64_t pacing_rate;		/* bytes/s, 0 = unpaced */
+	uint64_t pacing_rate;		/* bytes/s, 0 = adaptive */
 };
 
 void gsync_config_init(struct gsync_config *cfg);

@@ -338,7 +338,7 @@ static void rates(const gs_topo *nine)
 		{ "multicast", 0.05, 0, 5625, "multicast of 9 at 50 Mb/s: an eighth of the ingress, x 0.9" },
 		{ "unicast", 0.02, 0, 18000, "unicast: the slowest ingress (20 Mb/s at AMS) bounds every member" },
 		{ "multicast", 0.05, 1, 0, "--no-rates: 0, the group's pacing alone" },
-		{ "unicast", 0, 0, 0, "unlimited links everywhere: 0, unpaced" },
+		{ "unicast", 0, 0, 0, "unlimited links everywhere: 0, the adaptive rate" },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		gs_topo t;

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Adaptive sending rate: what a rank sends at when no pacing_rate is set.
+ *
+ * Receivers measure. For every peer whose DATA reached us in a repair
+ * interval, the repair work sends it a REPORT (uapi/linux/gsync_wire.h):
+ * the new chunks and bytes that arrived, the chunks found lost, and the
+ * stamp of its latest DATA with how long we held it, from which the sender
+ * reads its round trip to us. A chunk counts as lost once a chunk sent
+ * after it has arrived and a whole report interval has passed: each tick
+ * counts the holes below where the stream had reached at the previous
+ * tick and above where it had reached at the one before, so each hole is
+ * counted once, and a chunk merely reordered by less than an interval is
+ * not counted at all.
+ *
+ * Senders decide. A round lasts the slowest reporting receiver's round
+ * trip plus a repair interval (at least two intervals), so that every
+ * receiver has reported on what was sent in it. At the end of a round
+ * whose reports say more than GSYNC_CC_LOSS_PERMILLE of the chunks were
+ * lost, or in which a round trip exceeded the least seen to that peer by
+ * GSYNC_CC_QDELAY_US and a quarter (a queue building up: a deep buffer
+ * delays everything long before it drops), the rate drops (by 30% for a
+ * loss, by 15% for a queue, which less drains) and the next round is not
+ * judged (its reports still describe packets sent
+ * before the drop). A round without either in which the rate was what
+ * paced the DATA, and the rank never
+ * ran out of data, grows the rate: it doubles until the first loss, then
+ * grows by GSYNC_CC_STEP. Equal steps and proportional drops are what make
+ * groups sharing a link converge to equal shares. The slowest receiver
+ * drives it: losses are summed over every receiver. The rate starts at a
+ * clique's exported rate if the schedule has one (and never goes above
+ * it), else at GSYNC_CC_INIT_RATE, and it is kept between operations.
+ *
+ * Locking: everything here runs under gsync_group.lock; the peers' state
+ * is g->ratep[], the sender's g->cc.
+ */
+#include <linux/bitmap.h>
+#include <linux/math64.h>
+
+#include "gsync.h"
+#include "group.h"
+#include "rate.h"
+#include "send.h"
+
+u16 gsync_rate_stamp(void)
+{
+	return (u16)ktime_to_ms(ktime_get());
+}
+
+/* Chunks missing in have[from, to). Pure; KUnit tests it. */
+u32 gsync_rate_zeros(const unsigned long *have, u32 from, u32 to)
+{
+	u32 n = 0, end;
+
+	while (from < to) {
+		from = find_next_zero_bit(have, to, from);
+		if (from >= to)
+			break;
+		end = find_next_bit(have, to, from);
+		n += end - from;
+		from = end;
+	}
+	return n;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_rate_zeros);
+
+/*
+ * Judge the round that ends at now and start the next, round_ns long.
+ * Pure; KUnit tests it.
+ */
+int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns)
+{
+	u64 seen = (u64)cc->rx_chunks + cc->lost;
+	int v = GSYNC_CC_KEEP;
+	u32 factor;
+
+	if (!cc->rate || !seen) {
+		/* nothing was sent or nothing reported: no evidence */
+	} else if (cc->hold) {
+		cc->hold = false;
+	} else if ((u64)cc->lost * 1000 > GSYNC_CC_LOSS_PERMILLE * seen ||
+		   cc->queued) {
+		/* A queue is drained by less than an overflow needs. */
+		factor = (u64)cc->lost * 1000 > GSYNC_CC_LOSS_PERMILLE * seen ?
+			 GSYNC_CC_LOSS_KEEP : GSYNC_CC_QUEUE_KEEP;
+		cc->rate = max(div_u64(cc->rate * factor, 100),
+			       GSYNC_CC_MIN_RATE);
+		cc->ssthresh = cc->rate;
+		cc->hold = true;
+		v = GSYNC_CC_BACKOFF;
+	} else if (cc->limited && !cc->app_limited) {
+		if (cc->ssthresh)
+			cc->rate += GSYNC_CC_STEP;
+		else
+			cc->rate *= 2;
+		cc->rate = min_t(u64, cc->rate, GSYNC_MAX_PACING_RATE);
+		v = GSYNC_CC_GROW;
+	}
+	cc->round_end = ktime_add_ns(now, round_ns);
+	cc->rx_chunks = 0;
+	cc->lost = 0;
+	cc->limited = false;
+	cc->app_limited = false;
+	cc->queued = false;
+	return v;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_cc_judge);
+
+/* The slowest round trip any receiver reported, in microseconds. */
+static u32 gsync_rate_max_rtt_us(struct gsync_group *g)
+{
+	u32 m = 0;
+	unsigned int r;
+
+	for (r = 0; r < g->cfg.nranks; r++)
+		m = max(m, g->ratep[r].srtt_us);
+	return m;
+}
+
+u32 gsync_rate_rtt_ms(struct gsync_group *g)
+{
+	return DIV_ROUND_UP(gsync_rate_max_rtt_us(g), USEC_PER_MSEC);
+}
+
+static u64 gsync_rate_round_ns(struct gsync_group *g)
+{
+	u64 repair = (u64)g->cfg.repair_ms * NSEC_PER_MSEC;
+
+	return max(2 * repair,
+		   (u64)gsync_rate_max_rtt_us(g) * NSEC_PER_USEC + repair);
+}
+
+/*
+ * The rate to pace a packet at: a fixed pacing_rate (capped by the
+ * clique's), else the adaptive rate (capped the same way). data: a DATA
+ * packet, whose pace tells whether the adaptive rate was the limit.
+ */
+u64 gsync_rate_pace(struct gsync_group *g, u64 clique_rate, bool data)
+{
+	struct gsync_cc *cc = &g->cc;
+	u64 fixed = g->rate;
+
+	if (fixed)
+		return clique_rate ? min(fixed, clique_rate) : fixed;
+	if (!cc->rate) {
+		cc->rate = clique_rate ? clique_rate : GSYNC_CC_INIT_RATE;
+		cc->ssthresh = clique_rate;
+		cc->round_end = ktime_add_ns(ktime_get(),
+					     gsync_rate_round_ns(g));
+	}
+	if (clique_rate && clique_rate < cc->rate)
+		return clique_rate;
+	if (data)
+		cc->limited = true;
+	return cc->rate;
+}
+
+/* The send path found nothing to send. */
+void gsync_rate_idle(struct gsync_group *g)
+{
+	g->cc.app_limited = true;
+}
+
+/*
+ * A new chunk from rank r arrived, bytes long with its header. One
+ * replayed from the stash arrived earlier: its stamp, echoed now, would
+ * add the time it waited there to the round trip.
+ */
+void gsync_rate_rx_data(struct gsync_group *g, unsigned int r,
+			const struct gsync_wire_hdr *h, u32 bytes)
+{
+	struct gsync_rate_peer *p = &g->ratep[r];
+	ktime_t now = ktime_get();
+
+	if (!p->since)
+		p->since = now;
+	p->rx_bytes += bytes;
+	p->rx_chunks++;
+	if (g->replaying)
+		return;
+	p->echo = be16_to_cpu(h->stamp);
+	p->echo_valid = true;
+	p->echo_at = now;
+}
+
+/*
+ * A round trip of rtt us to peer p. One over the least of late by more
+ * than GSYNC_CC_QDELAY_US and a quarter of that least means a queue is
+ * building on the way: back off before it overflows (queues of seconds
+ * drop nothing, but delay every operation behind them).
+ */
+static void gsync_rate_rtt_sample(struct gsync_rate_peer *p,
+				  struct gsync_cc *cc, u32 rtt, ktime_t now)
+{
+	p->srtt_us = p->srtt_us ? (7 * p->srtt_us + rtt) / 8 : rtt;
+	if (!p->min_rtt_us || rtt <= p->min_rtt_us ||
+	    ktime_to_ns(ktime_sub(now, p->min_rtt_at)) > GSYNC_CC_MIN_RTT_NS) {
+		p->min_rtt_us = rtt;
+		p->min_rtt_at = now;
+	}
+	if (rtt - p->min_rtt_us > max_t(u32, GSYNC_CC_QDELAY_US,
+					p->min_rtt_us / 4))
+		cc->queued = true;
+}
+
+/* A REPORT from rank r about our DATA. */
+void gsync_rate_rx_report(struct gsync_group *g, unsigned int r,
+			  const struct gsync_wire_report *rep)
+{
+	struct gsync_rate_peer *p = &g->ratep[r];
+	struct gsync_cc *cc = &g->cc;
+	u16 hold = be16_to_cpu(rep->hold_ms);
+	ktime_t now = ktime_get();
+	u32 rtt;
+
+	g->stats.reports_received++;
+	if (hold != GSYNC_REPORT_NO_ECHO) {
+		rtt = (u16)(gsync_rate_stamp() - be16_to_cpu(rep->echo_stamp) -
+			    hold);
+		/* A stamp from before a 65 s wrap, or a lie: not a sample. */
+		if (rtt < 60 * MSEC_PER_SEC)
+			gsync_rate_rtt_sample(p, cc, rtt * USEC_PER_MSEC +
+					      USEC_PER_MSEC / 2, now);
+	}
+	cc->rx_chunks = min_t(u64, U32_MAX,
+			      (u64)cc->rx_chunks + be32_to_cpu(rep->rx_chunks));
+	cc->lost = min_t(u64, U32_MAX,
+			 (u64)cc->lost + be32_to_cpu(rep->lost));
+	if (cc->rate && ktime_after(now, cc->round_end) &&
+	    gsync_cc_judge(cc, now, gsync_rate_round_ns(g)) ==
+	    GSYNC_CC_BACKOFF)
+		g->stats.rate_decreases++;
+}
+
+/* Count what was lost in stream c since the previous tick. */
+static void gsync_rate_scan(struct gsync_group *g, struct gsync_contrib *c)
+{
+	if (!c->expects || !c->nchunks)
+		return;
+	if (c->rate_h1 > c->rate_h2)
+		g->ratep[c->rank].lost +=
+			gsync_rate_zeros(c->have, c->rate_h2, c->rate_h1);
+	c->rate_h2 = c->rate_h1;
+	c->rate_h1 = c->highest;
+}
+
+static void gsync_rate_report(struct gsync_group *g, unsigned int r,
+			      ktime_t now)
+{
+	struct gsync_rate_peer *p = &g->ratep[r];
+	struct gsync_wire_report rep = {
+		.target_rank = cpu_to_be16(r),
+		.hold_ms = cpu_to_be16(GSYNC_REPORT_NO_ECHO),
+		.interval_us = cpu_to_be32(min_t(s64, U32_MAX,
+				ktime_us_delta(now, p->since))),
+		.rx_bytes = cpu_to_be32(p->rx_bytes),
+		.rx_chunks = cpu_to_be32(p->rx_chunks),
+		.lost = cpu_to_be32(p->lost),
+	};
+	struct gsync_wire_hdr h;
+	s64 held;
+
+	if (p->echo_valid) {
+		held = ktime_ms_delta(now, p->echo_at);
+		rep.echo_stamp = cpu_to_be16(p->echo);
+		rep.hold_ms = cpu_to_be16(min_t(s64, held,
+					GSYNC_REPORT_NO_ECHO - 1));
+	}
+	gsync_wire_fill(g, &h, GSYNC_PKT_REPORT, 0, 0, 0);
+	if (gsync_ctrl_queue_report(g, r, &h, &rep,
+				    p->echo_valid ? p->echo_at : 0))
+		return;		/* queue full: report it all next time */
+	g->stats.reports_sent++;
+	p->rx_bytes = 0;
+	p->rx_chunks = 0;
+	p->lost = 0;
+	p->echo_valid = false;
+	p->since = now;
+}
+
+/*
+ * REPORT c is being sent: its hold_ms counts until now, so that the time
+ * it waited in our control queue is not taken for the network's.
+ */
+void gsync_rate_report_leaves(struct gsync_ctrl *c)
+{
+	struct gsync_wire_report *rep = (void *)(c->data +
+						 sizeof(struct gsync_wire_hdr));
+	s64 held = ktime_ms_delta(ktime_get(), c->echo_at);
+
+	rep->hold_ms = cpu_to_be16(clamp_t(s64, held, 0,
+					   GSYNC_REPORT_NO_ECHO - 1));
+}
+
+/*
+ * Every repair interval: count losses, and report to every peer whose
+ * DATA arrived since our last REPORT to it.
+ */
+void gsync_rate_tick(struct gsync_group *g)
+{
+	ktime_t now = ktime_get();
+	struct gsync_op *op;
+	unsigned int s, j, r;
+	u64 seq;
+
+	for (seq = g->base_seq; seq < g->next_seq; seq++) {
+		op = gsync_slot(g, seq);
+		if (!op || op->state != GSYNC_OPS_OPEN)
+			continue;
+		for (s = 0; s < op->nsteps; s++) {
+			struct gsync_step *st = &op->step[s];
+
+			if (!st->q || !st->receives)
+				continue;
+			for (j = 0; j < st->q->nmembers; j++)
+				gsync_rate_scan(g, &st->in[j]);
+		}
+	}
+	for (r = 0; r < g->cfg.nranks; r++)
+		if (r != g->cfg.rank &&
+		    (g->ratep[r].rx_chunks || g->ratep[r].lost))
+			gsync_rate_report(g, r, now);
+}

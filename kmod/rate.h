@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Adaptive sending rate and the REPORTs that drive it (rate.c). */
+#ifndef GSYNC_RATE_H
+#define GSYNC_RATE_H
+
+#include <linux/ktime.h>
+#include <linux/types.h>
+
+struct gsync_group;
+struct gsync_ctrl;
+struct gsync_wire_hdr;
+struct gsync_wire_report;
+
+#define GSYNC_CC_INIT_RATE	(1ULL << 20)	/* bytes/s, first send */
+#define GSYNC_CC_MIN_RATE	(32ULL << 10)	/* never backs off below */
+#define GSYNC_CC_STEP		(64ULL << 10)	/* growth per round */
+/* a round that lost more backs off; less is repaired, not slowed for */
+#define GSYNC_CC_LOSS_PERMILLE	200
+/* percent of the rate kept on backing off for a loss, for a queue */
+#define GSYNC_CC_LOSS_KEEP	70
+#define GSYNC_CC_QUEUE_KEEP	85
+#define GSYNC_REPORT_NO_ECHO	0xffff		/* hold_ms: no DATA to echo */
+/* A round trip this much over the path's least is a queue building up. */
+#define GSYNC_CC_QDELAY_US	(25 * USEC_PER_MSEC)
+#define GSYNC_CC_MIN_RTT_NS	(10 * NSEC_PER_SEC)	/* least kept so long */
+
+/* One peer as a rate partner: what we report to it, and its round trip. */
+struct gsync_rate_peer {
+	u32 rx_bytes;		/* DATA from it since our last REPORT */
+	u32 rx_chunks;
+	u32 lost;
+	u16 echo;		/* stamp of its latest DATA */
+	bool echo_valid;
+	ktime_t echo_at;	/* when that DATA arrived */
+	ktime_t since;		/* our last REPORT to it; 0: none yet */
+	u32 srtt_us;		/* its REPORTs' round trip, smoothed; 0: none */
+	u32 min_rtt_us;		/* the least of them lately */
+	ktime_t min_rtt_at;	/* when that was measured */
+};
+
+/*
+ * The sender's rate control state. rate is kept between operations;
+ * ssthresh 0 means the first slow start has not met a loss yet.
+ */
+struct gsync_cc {
+	u64 rate;		/* bytes/s; 0: nothing sent yet */
+	u64 ssthresh;
+	ktime_t round_end;	/* when this round's reports are judged */
+	u32 rx_chunks;		/* reported delivered in this round */
+	u32 lost;		/* reported lost in this round */
+	bool limited;		/* rate was what paced a DATA packet */
+	bool app_limited;	/* ran out of data to send */
+	bool hold;		/* backed off: the next round is not judged */
+	bool queued;		/* a round trip showed a queue building up */
+};
+
+/* Verdicts of gsync_cc_judge(), for tests and counters. */
+enum gsync_cc_verdict {
+	GSYNC_CC_KEEP,
+	GSYNC_CC_GROW,
+	GSYNC_CC_BACKOFF,
+};
+
+int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns);
+u32 gsync_rate_zeros(const unsigned long *have, u32 from, u32 to);
+
+u16 gsync_rate_stamp(void);
+u64 gsync_rate_pace(struct gsync_group *g, u64 clique_rate, bool data);
+void gsync_rate_idle(struct gsync_group *g);
+void gsync_rate_rx_data(struct gsync_group *g, unsigned int r,
+			const struct gsync_wire_hdr *h, u32 bytes);
+void gsync_rate_rx_report(struct gsync_group *g, unsigned int r,
+			  const struct gsync_wire_report *rep);
+void gsync_rate_tick(struct gsync_group *g);
+void gsync_rate_report_leaves(struct gsync_ctrl *c);
+u32 gsync_rate_rtt_ms(struct gsync_group *g);
+
+#endif /* GSYNC_RATE_H */

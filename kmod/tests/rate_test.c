@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite gsync_rate: the adaptive rate's round verdicts and the loss count
+ * of the REPORTs (kmod/rate.c). Pure functions, no sockets.
+ */
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/gsync.h>
+
+#include "gsync.h"
+#include "rate.h"
+
+#define ROUND_NS	(100 * NSEC_PER_MSEC)
+
+/* One round with these reports; returns the verdict. */
+static int cc_round(struct gsync_cc *cc, ktime_t *now, u32 rx, u32 lost,
+		 bool limited, bool app_limited)
+{
+	cc->rx_chunks = rx;
+	cc->lost = lost;
+	cc->limited = limited;
+	cc->app_limited = app_limited;
+	*now = ktime_add_ns(*now, ROUND_NS);
+	return gsync_cc_judge(cc, *now, ROUND_NS);
+}
+
+static void gsync_rate_slow_start_then_step(struct kunit *test)
+{
+	struct gsync_cc cc = { .rate = GSYNC_CC_INIT_RATE };
+	ktime_t now = 0;
+
+	/* Doubles per clean round until the first loss. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, true, false),
+			GSYNC_CC_GROW);
+	KUNIT_EXPECT_EQ(test, cc.rate, 2 * GSYNC_CC_INIT_RATE);
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 80, 20, true, false),
+			GSYNC_CC_GROW);	/* 20% is not over 20% */
+	KUNIT_EXPECT_EQ(test, cc.rate, 4 * GSYNC_CC_INIT_RATE);
+	KUNIT_EXPECT_EQ(test, cc.round_end, now + ROUND_NS);
+
+	/* Over 20% lost: 30% less, and the next round is not judged. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 79, 21, true, false),
+			GSYNC_CC_BACKOFF);
+	KUNIT_EXPECT_EQ(test, cc.rate, 4 * GSYNC_CC_INIT_RATE * 7 / 10);
+	KUNIT_EXPECT_EQ(test, cc.ssthresh, cc.rate);
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 50, 50, true, false),
+			GSYNC_CC_KEEP);
+	KUNIT_EXPECT_EQ(test, cc.rate, 4 * GSYNC_CC_INIT_RATE * 7 / 10);
+
+	/* After the first loss: a fixed step per clean round. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, true, false),
+			GSYNC_CC_GROW);
+	KUNIT_EXPECT_EQ(test, cc.rate,
+			4 * GSYNC_CC_INIT_RATE * 7 / 10 + GSYNC_CC_STEP);
+	/* The hold is over: the next lossy round backs off again. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 10, 90, true, false),
+			GSYNC_CC_BACKOFF);
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, true, false),
+			GSYNC_CC_KEEP);
+	/* A queue building up backs off too, by less than a loss. */
+	cc.rate = 1000000;
+	cc.queued = true;
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, true, false),
+			GSYNC_CC_BACKOFF);
+	KUNIT_EXPECT_EQ(test, cc.rate, 850000);
+	KUNIT_EXPECT_EQ(test, cc.ssthresh, 850000);
+	KUNIT_EXPECT_FALSE(test, cc.queued);
+	/* Both: the loss decides. */
+	cc_round(&cc, &now, 100, 0, true, false);	/* held */
+	cc.rate = 1000000;
+	cc.queued = true;
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 10, 90, true, false),
+			GSYNC_CC_BACKOFF);
+	KUNIT_EXPECT_EQ(test, cc.rate, 700000);
+}
+
+static void gsync_rate_no_growth_without_evidence(struct kunit *test)
+{
+	struct gsync_cc cc = { .rate = 1000000, .ssthresh = 1000000 };
+	ktime_t now = 0;
+
+	/* Ran out of data, or something else paced it, or no reports. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, true, true),
+			GSYNC_CC_KEEP);
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, false, false),
+			GSYNC_CC_KEEP);
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 0, 0, true, false),
+			GSYNC_CC_KEEP);
+	KUNIT_EXPECT_EQ(test, cc.rate, 1000000);
+	/* A lossy round backs off even when the rate was not the limit. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 1, 1, false, true),
+			GSYNC_CC_BACKOFF);
+	/* Every round resets what it judged. */
+	KUNIT_EXPECT_EQ(test, cc.rx_chunks, 0);
+	KUNIT_EXPECT_EQ(test, cc.lost, 0);
+	KUNIT_EXPECT_FALSE(test, cc.limited);
+	KUNIT_EXPECT_FALSE(test, cc.app_limited);
+
+	/* Not started: nothing to judge. */
+	cc = (struct gsync_cc){};
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 100, true, false),
+			GSYNC_CC_KEEP);
+	KUNIT_EXPECT_EQ(test, cc.rate, 0);
+}
+
+static void gsync_rate_bounds(struct kunit *test)
+{
+	struct gsync_cc cc = { .rate = GSYNC_CC_MIN_RATE + 1 };
+	ktime_t now = 0;
+
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 0, 5, true, false),
+			GSYNC_CC_BACKOFF);
+	KUNIT_EXPECT_EQ(test, cc.rate, GSYNC_CC_MIN_RATE);
+	cc.rate = GSYNC_MAX_PACING_RATE - 1;
+	cc.ssthresh = 0;
+	cc.hold = false;
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 10, 0, true, false),
+			GSYNC_CC_GROW);
+	KUNIT_EXPECT_EQ(test, cc.rate, GSYNC_MAX_PACING_RATE);
+}
+
+/*
+ * Two senders on one link, both told of the same losses: equal steps and
+ * proportional backoff bring an unequal start to equal shares.
+ */
+static void gsync_rate_fair_share(struct kunit *test)
+{
+	struct gsync_cc a = { .rate = 3000000, .ssthresh = 3000000 };
+	struct gsync_cc b = { .rate = 300000, .ssthresh = 300000 };
+	const u64 link = 2000000;
+	ktime_t now = 0, now_b = 0;
+	unsigned int i;
+	u32 lost;
+
+	for (i = 0; i < 2000; i++) {
+		lost = a.rate + b.rate > link ? 30 : 0;
+		cc_round(&a, &now, 100, lost, true, false);
+		cc_round(&b, &now_b, 100, lost, true, false);
+	}
+	KUNIT_EXPECT_LE(test, max(a.rate, b.rate) * 10,
+			min(a.rate, b.rate) * 13);
+}
+
+static void gsync_rate_zeros_cases(struct kunit *test)
+{
+	DECLARE_BITMAP(have, 200);
+
+	bitmap_fill(have, 200);
+	KUNIT_EXPECT_EQ(test, gsync_rate_zeros(have, 0, 200), 0);
+	KUNIT_EXPECT_EQ(test, gsync_rate_zeros(have, 5, 5), 0);
+	__clear_bit(0, have);
+	__clear_bit(64, have);
+	__clear_bit(65, have);
+	__clear_bit(199, have);
+	KUNIT_EXPECT_EQ(test, gsync_rate_zeros(have, 0, 200), 4);
+	KUNIT_EXPECT_EQ(test, gsync_rate_zeros(have, 1, 65), 1);
+	KUNIT_EXPECT_EQ(test, gsync_rate_zeros(have, 65, 199), 1);
+	KUNIT_EXPECT_EQ(test, gsync_rate_zeros(have, 66, 199), 0);
+	bitmap_zero(have, 200);
+	KUNIT_EXPECT_EQ(test, gsync_rate_zeros(have, 10, 150), 140);
+}
+
+static struct kunit_case gsync_rate_cases[] = {
+	KUNIT_CASE(gsync_rate_slow_start_then_step),
+	KUNIT_CASE(gsync_rate_no_growth_without_evidence),
+	KUNIT_CASE(gsync_rate_bounds),
+	KUNIT_CASE(gsync_rate_fair_share),
+	KUNIT_CASE(gsync_rate_zeros_cases),
+	{}
+};
+
+static struct kunit_suite gsync_rate_suite = {
+	.name = "gsync_rate",
+	.test_cases = gsync_rate_cases,
+};
+
+kunit_test_suites(&gsync_rate_suite);
