@@ -2,9 +2,11 @@
 /*
  * gsyncctl stats: the namespace's counters (/proc/net/gsync_stats), its
  * UDP counters of packets to no socket (all UDP, udpstats.c), then every
- * socket's counters and drops by reason. Drop reasons are whatever
- * drop_* columns the module has, so new reasons appear without a new
- * gsyncctl; so do other unknown numeric columns (under "other").
+ * socket's counters, rate control (REPORTs, rate decreases, sending rate
+ * and round trip, where the module has them) and drops by reason. Drop
+ * reasons are whatever drop_* columns the module has, so new reasons
+ * appear without a new gsyncctl; so do other unknown numeric columns
+ * (under "other").
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +29,16 @@ static const char *const counters[] = {
 	"nacks_sent", "nacks_received", "retransmits", "mcast_retransmits",
 	NULL,
 };
+
+/*
+ * Rate control (module with an adaptive sending rate), shown after the
+ * counters where the module has them, left out where it has not: its
+ * counters, then the gauges send_rate (bytes/s) and rtt_ms.
+ */
+static const char *const rate_counters[] = {
+	"reports_sent", "reports_received", "rate_decreases", NULL,
+};
+static const char *const rate_gauges[] = { "send_rate", "rtt_ms", NULL };
 
 /* Columns that are identity, not counters (never listed as "other"). */
 static const char *const identity[] = {
@@ -60,8 +72,16 @@ static uint64_t drops_total(const struct table *t, unsigned int r)
 	return sum;
 }
 
-/* Cumulative namespace counters that are not per-socket columns. */
-static const char *const ns_counters[] = { "sched_ops", "reduce_jobs", NULL };
+/*
+ * Cumulative namespace counters besides counters[] (some are no
+ * per-socket column, the rate control ones optional), shown in the
+ * file's order after those of counters[]; a line the module lacks is
+ * left out.
+ */
+static const char *const ns_counters[] = {
+	"sched_ops", "reduce_jobs", "reports_sent", "reports_received",
+	"rate_decreases", NULL,
+};
 
 /* The namespace totals of every group it has had (/proc/net/gsync_stats). */
 static void ns_totals(const struct kv *ns)
@@ -121,6 +141,61 @@ static void udp_text(const struct udp_stats *u)
 		printf("\n");
 }
 
+/*
+ * A rate in bytes/s as ss(8) and gsync-sched show rates, in bits with a
+ * decimal prefix, then exactly: "12.5 Mbit/s (1562500 bytes/s)".
+ */
+static void fmt_rate(char *buf, size_t len, uint64_t bytes)
+{
+	static const struct {
+		double div;
+		const char *unit;
+	} u[] = {
+		{ 1e12, "Tbit/s" }, { 1e9, "Gbit/s" }, { 1e6, "Mbit/s" },
+		{ 1e3, "kbit/s" }, { 1, "bit/s" },
+	};
+	double bits = (double)bytes * 8;
+	unsigned int i;
+
+	for (i = 0; i + 1 < sizeof(u) / sizeof(u[0]) && bits < u[i].div; i++)
+		;
+	snprintf(buf, len, "%.4g %s (%llu bytes/s)", bits / u[i].div, u[i].unit,
+		 (unsigned long long)bytes);
+}
+
+/*
+ * Rate control of socket R, where the module has it: the counters, then
+ * the sending rate and the slowest receiver's round trip. 0 means none
+ * yet for both (nothing sent; no REPORT with a round trip received).
+ */
+static void rate_text(const struct table *t, unsigned int r)
+{
+	char buf[96];
+	unsigned int i;
+	uint64_t v;
+
+	for (i = 0; rate_counters[i]; i++)
+		if (table_col(t, rate_counters[i]) >= 0)
+			printf("  %-18s %s\n", rate_counters[i],
+			       cell_str(t, r, rate_counters[i]));
+	if (table_col(t, "send_rate") >= 0) {
+		v = cell_u64(t, r, "send_rate");
+		if (!strcmp(cell_str(t, r, "send_rate"), "-"))
+			snprintf(buf, sizeof(buf), "-");
+		else if (!v)
+			snprintf(buf, sizeof(buf), "0 (nothing sent yet)");
+		else
+			fmt_rate(buf, sizeof(buf), v);
+		printf("  %-18s %s\n", "send_rate", buf);
+	}
+	if (table_col(t, "rtt_ms") >= 0) {
+		v = cell_u64(t, r, "rtt_ms");
+		printf("  %-18s %s%s\n", "rtt_ms", cell_str(t, r, "rtt_ms"),
+		       !v && strcmp(cell_str(t, r, "rtt_ms"), "-") ?
+		       " (unknown)" : "");
+	}
+}
+
 static void stats_text(const struct ctx *c, const struct table *t,
 		       const struct kv *ns, const struct udp_stats *u)
 {
@@ -148,11 +223,13 @@ static void stats_text(const struct ctx *c, const struct table *t,
 		       cell_str(t, r, "rank"), cell_str(t, r, "nranks"));
 		for (i = 0; counters[i]; i++)
 			printf("  %-18s %s\n", counters[i], cell_str(t, r, counters[i]));
+		rate_text(t, r);
 		for (k = 0; k < t->ncols; k++) {
 			const char *col = t->cols[k];
 
 			if (in_list(identity, col) || in_list(counters, col) ||
-			    is_drop(col))
+			    in_list(rate_counters, col) ||
+			    in_list(rate_gauges, col) || is_drop(col))
 				continue;
 			printf("  %-18s %s   (other)\n", col, table_cell(t, r, k));
 		}

@@ -5,6 +5,10 @@
  * samples by id and inode; one that appears is shown from its second
  * sample on, one whose counters went backwards (cannot happen for one
  * socket) shows "-". On a terminal each sample replaces the previous one.
+ * Where the module has them, two gauges of the sample follow the rates:
+ * the rate the socket sends at now (send_rate) and the slowest
+ * receiver's round trip (rtt_ms, "-" while unknown); an older module's
+ * output has neither column.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -133,8 +137,10 @@ static void print(const struct ctx *c, const struct table *t,
 		  const struct snap *prev, const struct snap *cur, double dt,
 		  int tty)
 {
+	int rate = table_col(t, "send_rate"), rtt = table_col(t, "rtt_ms");
 	unsigned int r, i, shown = 0;
 	char rank[32];
+	uint64_t v;
 
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
@@ -143,6 +149,10 @@ static void print(const struct ctx *c, const struct table *t,
 	printf("%-6s %-18s %-7s %8s", "ID", "GROUP", "RANK", "INFLIGHT");
 	for (i = 0; i <= NC; i++)
 		printf(" %9s", heads[i]);
+	if (rate >= 0)
+		printf(" %9s", "RATE_MB/s");
+	if (rtt >= 0)
+		printf(" %6s", "RTT_MS");
 	putchar('\n');
 	for (r = 0; r < t->nrows; r++) {
 		const struct sample *s = &cur->s[r], *p = find(prev, s);
@@ -165,6 +175,15 @@ static void print(const struct ctx *c, const struct table *t,
 			else
 				printf(" %9.1f", d);
 		}
+		/* gauges: the value now, not a difference */
+		if (rate >= 0 && parse_dec_u64(table_cell(t, r, rate), &v) == 0)
+			printf(" %9.3f", (double)v / 1e6);
+		else if (rate >= 0)
+			printf(" %9s", "-");
+		if (rtt >= 0 && parse_dec_u64(table_cell(t, r, rtt), &v) == 0 && v)
+			printf(" %6llu", (unsigned long long)v);
+		else if (rtt >= 0)
+			printf(" %6s", "-");
 		putchar('\n');
 	}
 	if (!shown)

@@ -8,7 +8,8 @@
  * socket (the id: two sockets of a namespace may share group and rank).
  * Columns are looked up by name like everywhere in gsyncctl; a column the
  * module lacks leaves its family out, a numeric column this version does
- * not know becomes a gsync_socket_<column> gauge.
+ * not know becomes a gsync_socket_<column> gauge. rtt_ms is exported in
+ * seconds (gsync_rtt_seconds), without a series while it is 0 (unknown).
  *
  * The lines of /proc/net/gsync_stats (labelled netns only) each get a
  * family of their own: the namespace's gauges and counters (ns_metrics),
@@ -73,6 +74,30 @@ static const struct metric metrics[] = {
 	  "Operations run under a loaded schedule." },
 	{ "reduce_jobs", "gsync_reduce_jobs_total", "counter",
 	  "Block reductions handed to the reduction engine." },
+	/* rate control */
+	{ "reports_sent", "gsync_reports_sent_total", "counter",
+	  "REPORTs sent: receiver feedback (chunks arrived and lost, "
+	  "round-trip echo) to peers whose DATA arrived." },
+	{ "reports_received", "gsync_reports_received_total", "counter",
+	  "REPORTs received from peers about the DATA this rank sent." },
+	{ "rate_decreases", "gsync_rate_decreases_total", "counter",
+	  "Times the adaptive sending rate backed off on loss or a growing "
+	  "round trip." },
+	{ "send_rate", "gsync_send_rate_bytes", "gauge",
+	  "Bytes per second the rank sends at now: the pacing rate set, else "
+	  "the adaptive rate (0 before the first send)." },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/*
+ * Gauges in milliseconds, exported in seconds (Prometheus's base unit,
+ * with exactly three decimals). 0 means unknown: that socket's series
+ * is left out rather than claiming a round trip of 0 s.
+ */
+static const struct metric ms_metrics[] = {
+	{ "rtt_ms", "gsync_rtt_seconds", "gauge",
+	  "Smoothed round-trip time to the socket's slowest receiver, measured "
+	  "from REPORTs; no series while unknown." },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -93,6 +118,9 @@ static int known_col(const char *col)
 			return 1;
 	for (i = 0; metrics[i].col; i++)
 		if (!strcmp(col, metrics[i].col))
+			return 1;
+	for (i = 0; ms_metrics[i].col; i++)
+		if (!strcmp(col, ms_metrics[i].col))
 			return 1;
 	return 0;
 }
@@ -147,6 +175,24 @@ static void series(const struct ctx *c, const struct table *t, unsigned int k,
 		if (extra_label)
 			put_label(extra_label, extra, 0);
 		printf("} %llu\n", (unsigned long long)v);
+	}
+}
+
+/* The same for a column in ms (ms_metrics): seconds, no series for 0. */
+static void series_ms(const struct ctx *c, const struct table *t,
+		      unsigned int k, const char *name)
+{
+	unsigned int r;
+	uint64_t v;
+
+	for (r = 0; r < t->nrows; r++) {
+		if (!exported(c, t, r) || parse_dec_u64(table_cell(t, r, k), &v) ||
+		    !v)
+			continue;
+		printf("%s{", name);
+		socket_labels(c, t, r);
+		printf("} %llu.%03u\n", (unsigned long long)(v / 1000),
+		       (unsigned int)(v % 1000));
 	}
 }
 
@@ -373,6 +419,14 @@ void stats_prometheus(const struct ctx *c, const struct table *t,
 			continue;
 		family(metrics[i].name, metrics[i].type, metrics[i].help);
 		series(c, t, col, metrics[i].name, NULL, NULL);
+	}
+	for (i = 0; ms_metrics[i].col; i++) {
+		int col = table_col(t, ms_metrics[i].col);
+
+		if (col < 0)
+			continue;
+		family(ms_metrics[i].name, ms_metrics[i].type, ms_metrics[i].help);
+		series_ms(c, t, col, ms_metrics[i].name);
 	}
 
 	for (first = 1, k = 0; k < t->ncols; k++) {

@@ -8,12 +8,15 @@
 
 #define DEFAULT_DIR "/proc/net"
 
-/* Known columns with a non-u64 type; every other known column is u64. */
+/* Known u64 columns besides drop_*; state is a word, group hex. */
 static const char *const u64_cols[] = {
 	"id", "inode", "uid", "rank", "nranks", "next_seq", "inflight",
 	"ops_submitted", "ops_completed", "ops_failed", "tx_bytes",
 	"tx_packets", "rx_bytes", "rx_packets", "nacks_sent", "nacks_received",
-	"retransmits", "mcast_retransmits", "timeouts", "mismatches", NULL,
+	"retransmits", "mcast_retransmits", "timeouts", "mismatches",
+	/* rate control (optional: a module without it has none of them) */
+	"reports_sent", "reports_received", "rate_decreases", "send_rate",
+	"rtt_ms", NULL,
 };
 
 enum col_type col_type_of(const char *name)

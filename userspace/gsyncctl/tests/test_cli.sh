@@ -470,6 +470,98 @@ t "--json with --format prometheus is a usage error" 2 $G "$FX/good" stats --jso
 t "prometheus: a malformed file exits 1" 1 $G "$FX/garbage-number" stats --format prometheus
 t "prometheus: no module exits 3" 3 $G "$FX/no-module" stats --format prometheus
 
+# ---- rate control (a module with an adaptive sending rate) ----
+# The columns reports_sent reports_received rate_decreases send_rate rtt_ms
+# after the drop_* columns, as kmod/proc.c prints them, and the three
+# counters at the end of gsync_stats. Every value is distinct, so a value
+# read from the wrong column shows. A module without them (every other
+# fixture) shows none of them and no family of them.
+RF=$FX/rate
+# sock ID: socket ID's block of the last stats text into $TMP/sock
+sock() { sed -n "/^socket $1 /,/^\$/p" "$TMP/out" > "$TMP/sock"; }
+t "stats: rate control" 0 $G "$RF" stats
+sock 2
+has "stats: REPORTs sent" sock "^  reports_sent  *41\$"
+has "stats: REPORTs received" sock "^  reports_received  *37\$"
+has "stats: rate decreases" sock "^  rate_decreases  *3\$"
+has "stats: the sending rate in bits/s and exactly in bytes/s" sock "^  send_rate  *12.5 Mbit/s (1562500 bytes/s)\$"
+has "stats: the round trip in ms" sock "^  rtt_ms  *42\$"
+sock 3
+has "stats: a rate in Gbit/s" sock "^  send_rate  *1 Gbit/s (125000000 bytes/s)\$"
+has "stats: a round trip of 0 is unknown" sock "^  rtt_ms  *0 (unknown)\$"
+has "stats: another socket's REPORTs" sock "^  reports_sent  *5\$"
+sock 1
+has "stats: a rate of 0 before the first send" sock "^  send_rate  *0 (nothing sent yet)\$"
+nohas "stats: the rate control columns are known, not (other)" out \
+	"\(reports_\|rate_decreases\|send_rate\|rtt_ms\).*(other)"
+sed -n '1,/^$/p' "$TMP/out" > "$TMP/nstot"
+has "stats: the namespace's REPORTs sent" nstot "^  reports_sent  *460\$"
+has "stats: the namespace's REPORTs received" nstot "^  reports_received  *370\$"
+has "stats: the namespace's rate decreases" nstot "^  rate_decreases  *30\$"
+has "stats: the counters are totals, not namespace gauges" nstot \
+	"^namespace: sockets_open 3 sockets_created 7 mem_bytes 65536 linger_takeovers 0 groups_live 2\$"
+# The same columns in reverse order: the same values (only the (other)
+# lines and the drop reasons follow the file's order).
+mkdir -p "$TMP/rate-rev"
+cp "$RF/gsync_stats" "$TMP/rate-rev/"
+awk '{ for (i = NF; i > 1; i--) printf "%s ", $i; print $1 }' "$RF/gsync" > "$TMP/rate-rev/gsync"
+grep -v '(other)\|^  drops ' "$TMP/out" > "$TMP/fwd"
+t "stats: rate control columns in reverse order" 0 $G "$TMP/rate-rev" stats
+grep -v '(other)\|^  drops ' "$TMP/out" > "$TMP/rev"
+if diff -u "$TMP/fwd" "$TMP/rev" > "$TMP/diff"; then pass "stats: rate control found by name, not position"
+else flunk "stats: rate control found by name, not position"; head -10 "$TMP/diff" | sed 's/^/# /'; fi
+t "stats: an older module's columns" 0 $G "$FX/good" stats
+nohas "stats: no rate control lines without the columns" out "reports_\|rate_decreases\|send_rate\|rtt_ms"
+t "stats: an older module's namespace totals" 0 $G "$FX/namespace-totals" stats
+nohas "stats: no rate control totals without the lines" out "reports_\|rate_decreases"
+# "-" (not applicable) is valid in a counter column and shown as such;
+# garbage is an error naming the column.
+mkdir -p "$TMP/rate-dash" "$TMP/rate-bad"
+cp "$RF/gsync_stats" "$TMP/rate-dash/"; cp "$RF/gsync_stats" "$TMP/rate-bad/"
+sed 's/ 1562500 42$/ - -/' "$RF/gsync" > "$TMP/rate-dash/gsync"
+sed 's/ 1562500 42$/ 1562500x 42/' "$RF/gsync" > "$TMP/rate-bad/gsync"
+t "stats: '-' as send_rate and rtt_ms" 0 $G "$TMP/rate-dash" stats
+sock 2
+has "stats: send_rate -" sock "^  send_rate  *-\$"
+has "stats: rtt_ms -" sock "^  rtt_ms  *-\$"
+t "stats --json: '-' as send_rate and rtt_ms" 0 $G "$TMP/rate-dash" stats --json
+json "stats --json: '-' is null" "d['sockets'][1]['send_rate'] is None and d['sockets'][1]['rtt_ms'] is None"
+t "stats: a malformed send_rate fails with 1" 1 $G "$TMP/rate-bad" stats
+has "stats: names the column" err "column 'send_rate': '1562500x' is not a valid number"
+t "stats --json: rate control" 0 $G "$RF" stats --json
+json "stats --json: the five columns by name, in bytes/s and ms" \
+	"[d['sockets'][1][k] for k in ('reports_sent', 'reports_received', 'rate_decreases', 'send_rate', 'rtt_ms')] == [41, 37, 3, 1562500, 42] and d['sockets'][2]['rtt_ms'] == 0 and d['sockets'][2]['send_rate'] == 125000000"
+json "stats --json: the namespace's three counters" \
+	"[d['namespace'][k] for k in ('reports_sent', 'reports_received', 'rate_decreases')] == [460, 370, 30]"
+t "stats --json: an older module's" 0 $G "$FX/good" stats --json
+json "stats --json: no rate control keys without the columns" \
+	"not any(k in s for s in d['sockets'] for k in ('send_rate', 'rtt_ms', 'reports_sent')) and 'reports_sent' not in d['namespace']"
+t "stats --format prometheus: rate control" 0 $G "$RF" stats --format prometheus
+prom "prometheus: rate control, valid, counters *_total, families once" "True"
+L2="netns='', group='0x1122334455667788', rank='1', socket='2'"
+L3="netns='', group='0x2a', rank='0', socket='3'"
+prom "prometheus: per-socket REPORT and rate-decrease counters" \
+	"s('gsync_reports_sent_total', $L2) == 41 and s('gsync_reports_received_total', $L2) == 37 and s('gsync_rate_decreases_total', $L2) == 3 and s('gsync_reports_sent_total', $L3) == 5 and all(types[n] == 'counter' for n in ('gsync_reports_sent_total', 'gsync_reports_received_total', 'gsync_rate_decreases_total'))"
+prom "prometheus: the sending rate in bytes/s, a gauge" \
+	"s('gsync_send_rate_bytes', $L2) == 1562500 and s('gsync_send_rate_bytes', $L3) == 125000000 and types['gsync_send_rate_bytes'] == 'gauge'"
+prom "prometheus: the round trip in seconds, a gauge" \
+	"s('gsync_rtt_seconds', $L2) == 0.042 and types['gsync_rtt_seconds'] == 'gauge' and open('$TMP/out').read().count('gsync_rtt_seconds{$L} 0.042\n') == 1"
+prom "prometheus: no round-trip series while it is unknown (0)" \
+	"[dict(k[1:])['socket'] for k in v if k[0] == 'gsync_rtt_seconds'] == ['2']"
+prom "prometheus: the namespace's three totals" \
+	"s('gsync_namespace_reports_sent_total', netns='') == 460 and s('gsync_namespace_reports_received_total', netns='') == 370 and s('gsync_namespace_rate_decreases_total', netns='') == 30"
+prom "prometheus: no rate control column or line left generic" \
+	"not any(n.startswith('gsync_socket_') and n != 'gsync_socket_info' for n in types) and 'gsync_namespace_stat' not in types"
+prom "prometheus: every namespace total (18 and the drops) follows its per-socket family" \
+	"len($NS) == 19 and all(types[p] == types[n] == 'counter' and helps[n].startswith(helps[p]) for n in $NS for p in [n.replace('gsync_namespace_', 'gsync_', 1)])"
+sed 's/ 1562500 42$/ 1562500 1005/; s/ 125000000 0$/ 125000000 7/' "$RF/gsync" > "$TMP/rate-dash/gsync"
+t "stats --format prometheus: round trips of 1005 and 7 ms" 0 $G "$TMP/rate-dash" stats --format prometheus
+prom "prometheus: milliseconds written exactly as seconds" \
+	"open('$TMP/out').read().count('gsync_rtt_seconds{$L} 1.005\n') == 1 and s('gsync_rtt_seconds', $L3) == 0.007"
+t "stats --format prometheus: an older module's" 0 $G "$FX/good" stats --format prometheus
+prom "prometheus: no rate control family without the columns" \
+	"not any(n in types for n in ('gsync_reports_sent_total', 'gsync_reports_received_total', 'gsync_rate_decreases_total', 'gsync_send_rate_bytes', 'gsync_rtt_seconds'))"
+
 # ---- watch ----
 # With the hidden --test-clock, sample N comes from DIR/N and rates are
 # over the nominal interval, so the numbers are exact.
@@ -507,6 +599,19 @@ t "watch --interval -1 is a usage error" 2 $BIN watch --interval -1
 t "watch --count 0 is a usage error" 2 $BIN watch --count 0
 t "watch --json is a usage error" 2 $BIN watch --json
 t "--interval with stats is a usage error" 2 $G "$FX/good" stats --interval 2
+# rate control: the sending rate and round trip of the sample, at the end
+mkdir -p "$W/r/0" "$W/r/1"
+cp "$RF/gsync" "$W/r/0/gsync"
+awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+     $1 == 2 { $c["tx_bytes"] += 3000000; $c["send_rate"] = 3125000; $c["rtt_ms"] = 57 } { print }' \
+	"$RF/gsync" > "$W/r/1/gsync"
+t "watch: rate control" 0 $BIN --proc-dir "$W/r" watch --count 1 --interval 0.5 --test-clock
+has "watch: the rate and round trip columns last" out ' DROPS/s RATE_MB/s RTT_MS$'
+has "watch: this sample's rate (MB/s) and round trip, not differences" out \
+	'^2  *0x1122334455667788 1/4  *2  *0.0  *0.0  *6.000  *0.000 .*  *3.125  *57$'
+has "watch: an unknown round trip is -" out '^3  *0x2a  *0/2 .*  *125.000  *-$'
+t "watch: an older module's columns" 0 $BIN --proc-dir "$W" watch --count 1 --interval 0.5 --test-clock
+nohas "watch: no rate columns without them" out 'RATE_MB/s\|RTT_MS'
 t "help watch exits 0" 0 $BIN help watch
 has "help watch is the watch page" out "gsyncctl watch -"
 
