@@ -12,18 +12,23 @@
 -- Finding the packets: gsync uses whatever UDP ports the group configures,
 -- so the dissector registers a heuristic on UDP (on by default: preference
 -- gsync.heuristic) that accepts a datagram whose header is self-consistent
--- (version 2, known type, dtype and op, 2..256 ranks, sender rank below the
--- group size, no reserved flag bits, reserved 0, payload_len equal to the
--- rest of the datagram). Preference gsync.udp_port (0 = none) also decodes
--- one UDP port unconditionally, which is how malformed packets get shown.
+-- (version 3, known type, dtype and op, 2..256 ranks, sender rank below the
+-- group size, no reserved flag bits, stamp 0 unless DATA, payload_len equal
+-- to the rest of the datagram). Preference gsync.udp_port (0 = none) also
+-- decodes one UDP port unconditionally, which is how malformed packets get
+-- shown.
 --
--- Wire version 1 (gsync before the 64-bit schedule tag: a 56-byte header
--- with a 16-bit tag at offset 50) is refused by the kernel as drop_version
--- (drop_short if shorter than 64 bytes). The heuristic still finds such
--- packets, so that a peer running an old module shows up in a capture: their
--- header is decoded with the version 1 layout (every field is where version
--- 2 has it, except the tag, gsync.v1.sched_tag) and flagged with expert info
--- gsync.version.old; their payload is not decoded.
+-- Older wire versions are refused by the kernel as drop_version (drop_short
+-- if shorter than 64 bytes). The heuristic still finds their packets, so
+-- that a peer running an old module shows up in a capture, flagged with
+-- expert info gsync.version.old:
+--   version 2 (before the DATA stamp and REPORT) has the version 3 layout;
+--     offset 50 is a reserved field then (gsync.v2.reserved, 0), and the
+--     packet is decoded in full by the version 2 rules (types 1..5).
+--   version 1 (before the 64-bit schedule tag: a 56-byte header with a
+--     16-bit tag at offset 50): the header is decoded with that layout
+--     (every other field is where version 3 has it; gsync.v1.sched_tag),
+--     the payload is not.
 --
 --   tshark -X lua_script:gsync.lua -r capture.pcap
 --   tshark -X lua_script:gsync.lua -o gsync.udp_port:7100 -Y 'gsync.type == 2'
@@ -33,14 +38,18 @@
 
 local gsync = Proto("gsync", "gsync all-reduce transport")
 
-local VERSION = 2
+local VERSION = 3
 local HDR_LEN = 64
 local V1_HDR_LEN = 56
 local MAX_RANKS = 256
 local MAX_RANGES = 128
 local RANGE_ALL = 0xffffffff
 
-local types = { [1] = "DATA", [2] = "NACK", [3] = "STATUS", [4] = "POLL", [5] = "ABORT" }
+local types = { [1] = "DATA", [2] = "NACK", [3] = "STATUS", [4] = "POLL", [5] = "ABORT",
+	[6] = "REPORT" }
+local MAX_TYPE = { [1] = 5, [2] = 5, [3] = 6 } -- highest packet type of each wire version
+local REPORT_LEN = 24
+local NO_ECHO = 0xffff -- REPORT hold_ms: no DATA to echo
 local dtypes = { [0] = "fp32", [1] = "bf16", [2] = "fp16", [3] = "int32" }
 local dtype_size = { [0] = 4, [1] = 2, [2] = 2, [3] = 4 }
 local ops = { [0] = "sum", [1] = "avg", [2] = "min", [3] = "max" }
@@ -70,7 +79,8 @@ local f = {
 	payload_len = ProtoField.uint32("gsync.payload_len", "Payload length", base.DEC),
 	total_len = ProtoField.uint64("gsync.total_len", "Contribution length", base.DEC),
 	ncontrib = ProtoField.uint16("gsync.ncontrib", "Contributing ranks", base.DEC),
-	reserved = ProtoField.uint16("gsync.reserved", "Reserved", base.HEX),
+	stamp = ProtoField.uint16("gsync.stamp", "Stamp (sender's clock, ms mod 2^16)", base.DEC),
+	v2_reserved = ProtoField.uint16("gsync.v2.reserved", "Reserved (wire version 2)", base.HEX),
 	chunk_bytes = ProtoField.uint32("gsync.chunk_bytes", "Chunk size", base.DEC),
 	sched_tag = ProtoField.uint64("gsync.sched_tag", "Schedule tag", base.HEX),
 	v1_sched_tag = ProtoField.uint16("gsync.v1.sched_tag", "Schedule tag (wire version 1, 16 bits)", base.HEX),
@@ -89,15 +99,25 @@ local f = {
 	status_count = ProtoField.uint16("gsync.status.count", "Complete ranks", base.DEC),
 	abort_error = ProtoField.uint32("gsync.abort.error", "Error", base.DEC, errnos),
 	abort_reserved = ProtoField.uint32("gsync.abort.reserved", "Reserved", base.HEX),
+	report_target = ProtoField.uint16("gsync.report.target_rank", "About the DATA of rank", base.DEC),
+	report_echo = ProtoField.uint16("gsync.report.echo_stamp", "Echoed stamp (of the target's latest DATA)", base.DEC),
+	report_hold = ProtoField.uint16("gsync.report.hold_ms", "Held (ms)", base.DEC),
+	report_reserved = ProtoField.uint16("gsync.report.reserved", "Reserved", base.HEX),
+	report_interval = ProtoField.uint32("gsync.report.interval_us", "Interval (us)", base.DEC),
+	report_rx_bytes = ProtoField.uint32("gsync.report.rx_bytes", "Bytes received", base.DEC),
+	report_rx_chunks = ProtoField.uint32("gsync.report.rx_chunks", "New chunks received", base.DEC),
+	report_lost = ProtoField.uint32("gsync.report.lost", "Chunks lost", base.DEC),
 	trailing = ProtoField.bytes("gsync.trailing", "Bytes beyond payload_len"),
 }
 local field_order = { "version", "type", "dtype", "op", "src_rank", "nranks", "group_id",
 	"seq", "round", "sched_round", "flags", "flag_retransmit", "flag_partial", "flag_reserved",
-	"chunk", "nchunks", "payload_len", "total_len", "ncontrib", "reserved", "chunk_bytes",
-	"sched_tag", "v1_sched_tag", "v1_payload",
+	"chunk", "nchunks", "payload_len", "total_len", "ncontrib", "stamp", "v2_reserved",
+	"chunk_bytes", "sched_tag", "v1_sched_tag", "v1_payload",
 	"data", "data_offset", "data_elements", "nack_target", "nack_nranges", "nack_reserved",
 	"nack_range", "range_first", "range_count", "status_complete", "status_rank",
-	"status_count", "abort_error", "abort_reserved", "trailing" }
+	"status_count", "abort_error", "abort_reserved", "report_target", "report_echo",
+	"report_hold", "report_reserved", "report_interval", "report_rx_bytes", "report_rx_chunks",
+	"report_lost", "trailing" }
 local field_list = {}
 for _, k in ipairs(field_order) do field_list[#field_list + 1] = assert(f[k], k) end
 gsync.fields = field_list
@@ -107,7 +127,7 @@ local ex = {
 		expert.group.MALFORMED, expert.severity.ERROR),
 	version = ProtoExpert.new("gsync.version.unknown", "Unknown wire version (kernel: drop_version)",
 		expert.group.PROTOCOL, expert.severity.WARN),
-	version_old = ProtoExpert.new("gsync.version.old", "Old wire version 1 (56-byte header), dropped by gsync with wire version 2",
+	version_old = ProtoExpert.new("gsync.version.old", "Old wire version (1 or 2), dropped by gsync with wire version 3 (kernel: drop_version)",
 		expert.group.PROTOCOL, expert.severity.WARN),
 	type = ProtoExpert.new("gsync.type.unknown", "Unknown packet type (kernel: drop_type)",
 		expert.group.PROTOCOL, expert.severity.WARN),
@@ -252,6 +272,133 @@ local function dissect_abort(tvb, pinfo, t, plen)
 	pinfo.cols.info:append(" error=" .. (errnos[e] or tostring(e)))
 end
 
+-- A REPORT is about the group, not an operation (kmod/wire.c,
+-- gsync_wire_check_report()): the kernel drops it unless every operation
+-- field of the header is 0.
+local function check_report_hdr(t, tvb, h)
+	local set = {}
+	local function nz(name, v) if v ~= 0 then set[#set + 1] = name end end
+	if h.seq ~= UInt64(0) then set[#set + 1] = "seq" end
+	nz("round", h.round)
+	nz("flags", h.flags)
+	nz("chunk", h.chunk)
+	nz("nchunks", h.nchunks)
+	if tvb(40, 8):uint64() ~= UInt64(0) then set[#set + 1] = "total_len" end
+	nz("ncontrib", h.ncontrib)
+	nz("chunk_bytes", h.chunk_bytes)
+	if tvb(56, 8):uint64() ~= UInt64(0) then set[#set + 1] = "sched_tag" end
+	if #set > 0 then
+		t:add_proto_expert_info(ex.field, "REPORT with operation fields not 0: " .. table.concat(set, ", "))
+	end
+end
+
+-- REPORT payload (kmod/receive.c, gsync_rx_report()): the kernel drops it
+-- unless target_rank is the receiving rank and reserved is 0. Which rank
+-- receives is not in the packet, but no rank can be a target beyond the
+-- group or the reporter itself.
+local function dissect_report(tvb, pinfo, t, plen, h)
+	if plen ~= REPORT_LEN then
+		malformed(t, pinfo, string.format("REPORT payload is %d bytes, not %d", plen, REPORT_LEN))
+		return
+	end
+	local target = tvb(HDR_LEN, 2):uint()
+	local echo = tvb(HDR_LEN + 2, 2):uint()
+	local hold = tvb(HDR_LEN + 4, 2):uint()
+	local reserved = tvb(HDR_LEN + 6, 2):uint()
+	local ti = t:add(f.report_target, tvb(HDR_LEN, 2))
+	t:add(f.report_echo, tvb(HDR_LEN + 2, 2))
+	local hi = t:add(f.report_hold, tvb(HDR_LEN + 4, 2))
+	local ri = t:add(f.report_reserved, tvb(HDR_LEN + 6, 2))
+	t:add(f.report_interval, tvb(HDR_LEN + 8, 4))
+	t:add(f.report_rx_bytes, tvb(HDR_LEN + 12, 4))
+	t:add(f.report_rx_chunks, tvb(HDR_LEN + 16, 4))
+	t:add(f.report_lost, tvb(HDR_LEN + 20, 4))
+	if hold == NO_ECHO then
+		hi:append_text(" (no DATA to echo)")
+	else
+		-- the target's round trip, on its own clock (gsync_wire.h)
+		hi:append_text(" (round trip = target's clock on receipt - echo_stamp - hold_ms)")
+	end
+	if target >= h.nranks or target == h.src_rank then
+		ti:add_proto_expert_info(ex.field, string.format(
+			"target_rank %d is the reporter or not below nranks: no rank takes it", target))
+	end
+	if reserved ~= 0 then
+		ri:add_proto_expert_info(ex.field, string.format("reserved is 0x%04x, not 0", reserved))
+	end
+	pinfo.cols.info:append(string.format(" to rank %d rx_chunks=%d lost=%d echo=%s", target,
+		tvb(HDR_LEN + 16, 4):uint(), tvb(HDR_LEN + 20, 4):uint(),
+		hold == NO_ECHO and "none" or string.format("%d hold=%dms", echo, hold)))
+end
+
+-- The checks of a header of version 2 or 3 and its payload, as the kernel
+-- of that version makes them. it: the header's tree items.
+local function dissect_checked(tvb, pinfo, t, h, it)
+	local len, caplen = h.len, h.caplen
+	if h.type < 1 or h.type > MAX_TYPE[h.version] then
+		if h.type == 6 then
+			it.type:add_proto_expert_info(ex.type, "REPORT does not exist in wire version 2 (kernel: drop_type)")
+		else
+			it.type:add_proto_expert_info(ex.type)
+		end
+		return
+	end
+	if h.nranks < 2 or h.nranks > MAX_RANKS or h.src_rank >= h.nranks then
+		it.rank:add_proto_expert_info(ex.rank, "sender rank not below nranks, or nranks outside 2..256")
+	end
+	if not dtypes[h.dtype] then it.dtype:add_proto_expert_info(ex.field, "unknown dtype") end
+	if not ops[h.op] then it.op:add_proto_expert_info(ex.field, "unknown op") end
+	if bit32.band(h.flags, 0xfffc) ~= 0 then it.flags:add_proto_expert_info(ex.field, "reserved flag bits set") end
+	if h.version == 2 then
+		if h.stamp ~= 0 then it.stamp:add_proto_expert_info(ex.field, string.format("reserved is 0x%04x, not 0", h.stamp)) end
+	elseif h.stamp ~= 0 and h.type ~= 1 then
+		it.stamp:add_proto_expert_info(ex.field, string.format("stamp is %d in a %s, not 0 (only DATA has one)",
+			h.stamp, types[h.type]))
+	end
+	if h.type == 6 then
+		-- the step is one of the operation fields a REPORT must leave 0
+		check_report_hdr(t, tvb, h)
+	elseif not h.sched and h.round ~= 0 then
+		it.round:add_proto_expert_info(ex.field, "nonzero step without a schedule")
+	elseif h.round >= 32 then
+		it.round:add_proto_expert_info(ex.field, "step beyond 2 * GSYNC_SCHED_MAX_ROUNDS")
+	end
+
+	local avail = len - HDR_LEN
+	if h.plen > avail then
+		malformed(it.plen, pinfo, string.format("payload_len %d but only %d bytes follow the header (kernel: drop_short)", h.plen, avail))
+		return
+	end
+	if h.plen < avail then
+		it.plen:add_proto_expert_info(ex.field, string.format("payload_len %d but %d bytes follow the header", h.plen, avail))
+		if caplen > HDR_LEN + h.plen then
+			t:add(f.trailing, tvb(HDR_LEN + h.plen))
+		end
+	end
+	if caplen < HDR_LEN + h.plen then
+		-- Cut by the capture's snap length: decode what is there.
+		t:add_expert_info(PI_UNDECODED, PI_NOTE, "payload not captured in full")
+		if h.type == 1 and caplen > HDR_LEN then t:add(f.data, tvb(HDR_LEN)) end
+		return
+	end
+
+	if h.type == 1 then
+		check_contrib(t, tvb, h.sched, h.dtype)
+		dissect_data(tvb, pinfo, t, h.plen, h)
+	elseif h.type == 2 then
+		dissect_nack(tvb, pinfo, t, h.plen)
+	elseif h.type == 3 then
+		dissect_status(tvb, pinfo, t, h.plen)
+	elseif h.type == 4 then
+		if h.plen ~= 0 then malformed(it.plen, pinfo, "POLL with a payload") end
+		check_contrib(t, tvb, h.sched, h.dtype)
+	elseif h.type == 5 then
+		dissect_abort(tvb, pinfo, t, h.plen)
+	elseif h.type == 6 then
+		dissect_report(tvb, pinfo, t, h.plen, h)
+	end
+end
+
 local function dissect(tvb, pinfo, tree)
 	local caplen = tvb:len()
 	local len = tvb:reported_length_remaining()
@@ -271,6 +418,7 @@ local function dissect(tvb, pinfo, tree)
 		seq = tvb(16, 8):uint64(), round = tvb(24, 2):uint(), flags = tvb(26, 2):uint(),
 		chunk = tvb(28, 4):uint(), nchunks = tvb(32, 4):uint(), plen = tvb(36, 4):uint(),
 		ncontrib = tvb(48, 2):uint(), chunk_bytes = tvb(52, 4):uint(),
+		len = len, caplen = caplen,
 	}
 	local tag_hex -- the schedule tag as the info column shows it
 	if v1 then
@@ -278,48 +426,50 @@ local function dissect(tvb, pinfo, tree)
 		h.sched = tag ~= 0
 		tag_hex = string.format("%04x", tag)
 	else
-		h.reserved = tvb(50, 2):uint()
+		h.stamp = tvb(50, 2):uint() -- version 2: reserved
 		local tag = tvb(56, 8):uint64()
 		h.sched = tag ~= UInt64(0) -- UInt64 compares with UInt64 only
 		tag_hex = tag:tohex(16)
 	end
 	local tname = types[h.type] or ("type " .. h.type)
+	-- A REPORT is about the group, not an operation: no seq to show.
+	local seq_info = h.type == 6 and "" or (" seq=" .. tostring(h.seq))
 
-	t:add(f.version, tvb(0, 1))
-	local ti = t:add(f.type, tvb(1, 1))
-	local di = t:add(f.dtype, tvb(2, 1))
-	local oi = t:add(f.op, tvb(3, 1))
-	local ri = t:add(f.src_rank, tvb(4, 2))
+	local it = {}
+	it.version = t:add(f.version, tvb(0, 1))
+	it.type = t:add(f.type, tvb(1, 1))
+	it.dtype = t:add(f.dtype, tvb(2, 1))
+	it.op = t:add(f.op, tvb(3, 1))
+	it.rank = t:add(f.src_rank, tvb(4, 2))
 	t:add(f.nranks, tvb(6, 2))
 	t:add(f.group_id, tvb(8, 8))
 	t:add(f.seq, tvb(16, 8))
-	local si = t:add(f.round, tvb(24, 2))
+	it.round = t:add(f.round, tvb(24, 2))
 	if h.sched then
-		si:append_text(string.format(" (round %d, %s)", math.floor(h.round / 2),
+		it.round:append_text(string.format(" (round %d, %s)", math.floor(h.round / 2),
 			h.round % 2 == 0 and "values in" or "results out"))
 		t:add(f.sched_round, math.floor(h.round / 2)):set_generated()
 	end
-	local fl = t:add(f.flags, tvb(26, 2))
-	fl:add(f.flag_retransmit, tvb(26, 2))
-	fl:add(f.flag_partial, tvb(26, 2))
-	fl:add(f.flag_reserved, tvb(26, 2))
+	it.flags = t:add(f.flags, tvb(26, 2))
+	it.flags:add(f.flag_retransmit, tvb(26, 2))
+	it.flags:add(f.flag_partial, tvb(26, 2))
+	it.flags:add(f.flag_reserved, tvb(26, 2))
 	t:add(f.chunk, tvb(28, 4))
 	t:add(f.nchunks, tvb(32, 4))
-	local pli = t:add(f.payload_len, tvb(36, 4))
+	it.plen = t:add(f.payload_len, tvb(36, 4))
 	t:add(f.total_len, tvb(40, 8))
 	t:add(f.ncontrib, tvb(48, 2))
-	local rsi
 	if v1 then
 		t:add(f.v1_sched_tag, tvb(50, 2))
 		t:add(f.chunk_bytes, tvb(52, 4))
 	else
-		rsi = t:add(f.reserved, tvb(50, 2))
+		it.stamp = t:add(h.version == 2 and f.v2_reserved or f.stamp, tvb(50, 2))
 		t:add(f.chunk_bytes, tvb(52, 4))
 		t:add(f.sched_tag, tvb(56, 8))
 	end
 
-	pinfo.cols.info = string.format("%s group=0x%s seq=%s rank %d/%d", tname,
-		tvb(8, 8):uint64():tohex():gsub("^0+(.)", "%1"), tostring(h.seq), h.src_rank, h.nranks)
+	pinfo.cols.info = string.format("%s group=0x%s%s rank %d/%d", tname,
+		tvb(8, 8):uint64():tohex():gsub("^0+(.)", "%1"), seq_info, h.src_rank, h.nranks)
 	if h.type == 1 then
 		pinfo.cols.info:append(string.format(" chunk %d/%d", h.chunk, h.nchunks))
 	end
@@ -343,60 +493,27 @@ local function dissect(tvb, pinfo, tree)
 		if caplen > V1_HDR_LEN then t:add(f.v1_payload, tvb(V1_HDR_LEN)) end
 		return caplen
 	end
-	t:append_text(string.format(", %s, seq %s, rank %d/%d", tname, tostring(h.seq), h.src_rank, h.nranks))
+	t:append_text(string.format(", %s%s, rank %d/%d", tname,
+		h.type == 6 and "" or (", seq " .. tostring(h.seq)), h.src_rank, h.nranks))
 
+	if h.version == 2 then
+		-- Decoded in full (the layout is that of version 3) and checked by
+		-- the version 2 rules, to show what an old peer sends.
+		t:append_text(", wire version 2 (old)")
+		-- on the version: the first thing the kernel checks
+		it.version:add_proto_expert_info(ex.version_old, string.format(
+			"wire version 2 (no DATA stamp, no REPORT): gsync with wire version %d drops it (kernel: drop_version)",
+			VERSION))
+		dissect_checked(tvb, pinfo, t, h, it)
+		pinfo.cols.info:append(" [wire version 2, dropped]")
+		return caplen
+	end
 	if h.version ~= VERSION then
-		t:add_proto_expert_info(ex.version, "wire version " .. h.version .. ", this dissector knows " .. VERSION .. " (and the old 1)")
+		t:add_proto_expert_info(ex.version, "wire version " .. h.version .. ", this dissector knows " ..
+			VERSION .. " (and the old 1 and 2)")
 		return caplen
 	end
-	if not types[h.type] then
-		ti:add_proto_expert_info(ex.type)
-		return caplen
-	end
-	if h.nranks < 2 or h.nranks > MAX_RANKS or h.src_rank >= h.nranks then
-		ri:add_proto_expert_info(ex.rank, "sender rank not below nranks, or nranks outside 2..256")
-	end
-	if not dtypes[h.dtype] then di:add_proto_expert_info(ex.field, "unknown dtype") end
-	if not ops[h.op] then oi:add_proto_expert_info(ex.field, "unknown op") end
-	if bit32.band(h.flags, 0xfffc) ~= 0 then fl:add_proto_expert_info(ex.field, "reserved flag bits set") end
-	if h.reserved ~= 0 then rsi:add_proto_expert_info(ex.field, string.format("reserved is 0x%04x, not 0", h.reserved)) end
-	if not h.sched and h.round ~= 0 then
-		si:add_proto_expert_info(ex.field, "nonzero step without a schedule")
-	elseif h.round >= 32 then
-		si:add_proto_expert_info(ex.field, "step beyond 2 * GSYNC_SCHED_MAX_ROUNDS")
-	end
-
-	local avail = len - HDR_LEN
-	if h.plen > avail then
-		malformed(pli, pinfo, string.format("payload_len %d but only %d bytes follow the header (kernel: drop_short)", h.plen, avail))
-		return caplen
-	end
-	if h.plen < avail then
-		pli:add_proto_expert_info(ex.field, string.format("payload_len %d but %d bytes follow the header", h.plen, avail))
-		if caplen > HDR_LEN + h.plen then
-			t:add(f.trailing, tvb(HDR_LEN + h.plen))
-		end
-	end
-	if caplen < HDR_LEN + h.plen then
-		-- Cut by the capture's snap length: decode what is there.
-		t:add_expert_info(PI_UNDECODED, PI_NOTE, "payload not captured in full")
-		if h.type == 1 and caplen > HDR_LEN then t:add(f.data, tvb(HDR_LEN)) end
-		return caplen
-	end
-
-	if h.type == 1 then
-		check_contrib(t, tvb, h.sched, h.dtype)
-		dissect_data(tvb, pinfo, t, h.plen, h)
-	elseif h.type == 2 then
-		dissect_nack(tvb, pinfo, t, h.plen)
-	elseif h.type == 3 then
-		dissect_status(tvb, pinfo, t, h.plen)
-	elseif h.type == 4 then
-		if h.plen ~= 0 then malformed(pli, pinfo, "POLL with a payload") end
-		check_contrib(t, tvb, h.sched, h.dtype)
-	elseif h.type == 5 then
-		dissect_abort(tvb, pinfo, t, h.plen)
-	end
+	dissect_checked(tvb, pinfo, t, h, it)
 	return caplen
 end
 
@@ -409,19 +526,21 @@ end
 local function heuristic(tvb, pinfo, tree)
 	if not gsync.prefs.heuristic then return false end
 	local len = tvb:reported_length_remaining()
-	-- Version 1 packets are taken too, to show a peer of an old gsync.
+	-- Version 1 and 2 packets are taken too, to show a peer of an old gsync.
 	local version = tvb:len() >= 1 and tvb(0, 1):uint() or 0
 	local hdr_len = version == 1 and V1_HDR_LEN or HDR_LEN
 	if len < hdr_len or tvb:len() < hdr_len then return false end
-	if version ~= VERSION and version ~= 1 then return false end
+	if not MAX_TYPE[version] then return false end
 	local ty = tvb(1, 1):uint()
-	if ty < 1 or ty > 5 then return false end
+	if ty < 1 or ty > MAX_TYPE[version] then return false end
 	if tvb(2, 1):uint() > 3 or tvb(3, 1):uint() > 3 then return false end
 	local nranks = tvb(6, 2):uint()
 	if nranks < 2 or nranks > MAX_RANKS or tvb(4, 2):uint() >= nranks then return false end
 	if tvb(36, 4):uint() ~= len - hdr_len then return false end
 	if bit32.band(tvb(26, 2):uint(), 0xfffc) ~= 0 then return false end
-	if version == VERSION and tvb(50, 2):uint() ~= 0 then return false end
+	-- offset 50: version 3's stamp (DATA only), version 2's reserved field
+	if version ~= 1 and ty ~= 1 and tvb(50, 2):uint() ~= 0 then return false end
+	if version == 2 and tvb(50, 2):uint() ~= 0 then return false end
 	dissect(tvb, pinfo, tree)
 	return true
 end

@@ -7,31 +7,41 @@
     mkpcap.py fuzz OUT.pcap [N]   N (default 3000) mutations of valid packets
 
 The header is packed with the layout of struct gsync_wire_hdr (wire
-version 2: 64 bytes, big-endian), independently of the dissector; one
-golden packet uses the old version 1 layout (56 bytes, 16-bit schedule tag
-at offset 50) that the kernel now drops. Timestamps are fixed so the decoded
-output is reproducible.
+version 3: 64 bytes, big-endian), independently of the dissector. Two
+golden packets are of old versions the kernel now drops: version 2 (the
+same layout, a reserved field where version 3 has the DATA stamp) and
+version 1 (56 bytes, 16-bit schedule tag at offset 50). Timestamps are
+fixed so the decoded output is reproducible.
 """
 import random
 import struct
 import sys
 
-HDR = struct.Struct(">BBBBHHQQHHIIIQHHIQ")  # ..., ncontrib, reserved, chunk_bytes, sched_tag
+HDR = struct.Struct(">BBBBHHQQHHIIIQHHIQ")  # ..., ncontrib, stamp, chunk_bytes, sched_tag
 assert HDR.size == 64
 HDR_V1 = struct.Struct(">BBBBHHQQHHIIIQHHI")  # ..., ncontrib, sched_tag (16 bits), chunk_bytes
 assert HDR_V1.size == 56
-DATA, NACK, STATUS, POLL, ABORT = 1, 2, 3, 4, 5
+DATA, NACK, STATUS, POLL, ABORT, REPORT = 1, 2, 3, 4, 5, 6
+NO_ECHO = 0xFFFF  # REPORT hold_ms: no DATA to echo
 RETRANSMIT, PARTIAL = 1, 2
 
 
-def hdr(type_, payload, *, version=2, dtype=0, op=0, src=0, nranks=3,
+def hdr(type_, payload, *, version=3, dtype=0, op=0, src=0, nranks=3,
         group=0x2A, seq=1, step=0, flags=0, chunk=0, nchunks=0, plen=None,
-        total=0, ncontrib=0, reserved=0, tag=0, chunk_bytes=0):
+        total=0, ncontrib=0, stamp=0, tag=0, chunk_bytes=0):
+    """A packet of wire version 3 (or 2: then stamp is the reserved field)."""
     if plen is None:
         plen = len(payload)
     return HDR.pack(version, type_, dtype, op, src, nranks, group, seq, step,
-                    flags, chunk, nchunks, plen, total, ncontrib, reserved,
+                    flags, chunk, nchunks, plen, total, ncontrib, stamp,
                     chunk_bytes, tag) + payload
+
+
+def report(target, *, echo=0, hold=NO_ECHO, reserved=0, interval_us=20000,
+           rx_bytes=0, rx_chunks=0, lost=0):
+    """struct gsync_wire_report, the payload of a REPORT."""
+    return struct.pack(">HHHHIIII", target, echo, hold, reserved, interval_us,
+                       rx_bytes, rx_chunks, lost)
 
 
 def hdr_v1(type_, payload, *, dtype=0, op=0, src=0, nranks=3, group=0x2A,
@@ -105,11 +115,13 @@ def golden():
         # DATA: rank 0's first chunk of a 24-byte fp32 sum, to the group
         fr.append(frame(a, m, 7000, 7100, hdr(DATA, data, src=0, seq=1, chunk=0,
                         nchunks=2, total=400, ncontrib=1, chunk_bytes=256)))
-        # DATA under a schedule: a partial value covering 2 ranks, resent
+        # DATA under a schedule: a partial value covering 2 ranks, resent,
+        # stamped 40000 (ms on the sender's clock)
         fr.append(frame(b, c, 7000, 7000, hdr(DATA, data[:8], dtype=1, op=1, src=1,
                         nranks=4, group=0x1122334455667788, seq=7, step=3,
                         flags=RETRANSMIT | PARTIAL, chunk=5, nchunks=6,
-                        total=4104, ncontrib=2, tag=0x0123456789ABCDEF, chunk_bytes=1024)))
+                        total=4104, ncontrib=2, stamp=40000,
+                        tag=0x0123456789ABCDEF, chunk_bytes=1024)))
         # NACK: rank 2 misses chunks 3..4 and 9..end of rank 0's contribution
         fr.append(frame(c, a, 7000, 7000, hdr(NACK, struct.pack(">HHI", 0, 2, 0) +
                         struct.pack(">II", 3, 2) + struct.pack(">II", 9, 0xFFFFFFFF),
@@ -124,6 +136,12 @@ def golden():
                         nchunks=2, total=400, chunk_bytes=256)))
         # ABORT: EPROTO
         fr.append(frame(c, m, 7000, 7100, hdr(ABORT, struct.pack(">II", 71, 0), src=2, seq=4)))
+        # REPORT: rank 2 tells rank 1 how its DATA arrived: echoing the
+        # stamp of the DATA above, held 3 ms (over IPv6: nothing to echo)
+        echo = dict(echo=40000, hold=3) if a == V4[0] else {}
+        fr.append(frame(c, b, 7000, 7000, hdr(REPORT, report(
+                        1, rx_bytes=6 * (64 + 1024), rx_chunks=6, lost=1, **echo),
+                        src=2, nranks=4, group=0x1122334455667788, seq=0)))
     # Malformed and suspicious (decoded through the port preference 7100)
     a, b, c, m = V4
     fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16])[:20]))  # 20 bytes: no header
@@ -133,16 +151,29 @@ def golden():
                     struct.pack(">II", 0, 1))))  # nranges 3, one range present
     fr.append(frame(a, m, 7000, 7100, hdr(9, b"")))  # unknown type
     fr.append(frame(a, m, 7000, 7100, hdr(STATUS, bytes(31))))  # 31-byte bitmap
-    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], version=3)))  # unknown version
+    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], version=4)))  # unknown version
     fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], chunk=4, nchunks=2, total=400,
                     ncontrib=1, chunk_bytes=256, flags=0x80)))  # chunk >= nchunks, bad flag
     fr.append(frame(a, m, 7000, 7100, hdr(ABORT, bytes(9))))  # 9-byte ABORT
     fr.append(frame(a, m, 7000, 7100, hdr(NACK, struct.pack(">HHI", 0, 1, 0) +
                     struct.pack(">II", 0, 1)) + b"xyz"))  # bytes beyond payload_len
     fr.append(frame(a, m, 7000, 7100, bytes(range(200, 256)) * 2))  # garbage
-    # A valid DATA but for reserved = 1 (kernel: drop_field)
-    fr.append(frame(a, m, 7000, 7100, hdr(DATA, data[:16], nchunks=1, total=16,
-                    ncontrib=1, reserved=1, chunk_bytes=256)))
+    # REPORTs the kernel drops (drop_field): 20 payload bytes, not 24
+    # (malformed); operation fields set (seq, chunk, chunk_bytes); reserved
+    # 1; a target beyond the group (no rank is 3 of 3)
+    fr.append(frame(c, b, 7000, 7100, hdr(REPORT, report(1, rx_chunks=1)[:20], src=2, seq=0)))
+    fr.append(frame(c, b, 7000, 7100, hdr(REPORT, report(1, rx_chunks=1), src=2,
+                    seq=5, chunk=2, chunk_bytes=256)))
+    fr.append(frame(c, b, 7000, 7100, hdr(REPORT, report(1, rx_chunks=1, reserved=1),
+                    src=2, seq=0)))
+    fr.append(frame(c, b, 7000, 7100, hdr(REPORT, report(3, rx_chunks=1), src=2, seq=0)))
+    # A valid POLL but for a stamp, which only DATA has (kernel: drop_field)
+    fr.append(frame(a, m, 7000, 7100, hdr(POLL, b"", seq=3, nchunks=2, total=400,
+                    chunk_bytes=256, stamp=1)))
+    # Wire version 2, the same 64-byte header with reserved (0) at offset 50
+    # (kernel: drop_version): a valid version 2 NACK from an old peer
+    fr.append(frame(c, m, 7000, 7100, hdr(NACK, struct.pack(">HHI", 0, 1, 0) +
+                    struct.pack(">II", 4, 1), version=2, src=2, seq=6)))
     # Wire version 1, the 56-byte header (kernel: drop_version): rank 1's
     # DATA under a schedule, as a peer running an old gsync sends it
     fr.append(frame(b, m, 7000, 7100, hdr_v1(DATA, data[:8], dtype=1, op=1, src=1,
@@ -156,7 +187,7 @@ def golden():
 
 def fuzz(n):
     rnd = random.Random(1)
-    base = [f for f in golden()[:12]]
+    base = [f for f in golden()[:14]]
     out = []
     for i in range(n):
         fr = bytearray(base[i % len(base)])
@@ -173,7 +204,7 @@ def fuzz(n):
             payload += bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300)))
         else:  # random values of header fields: (offset, size)
             # version, nranks, chunk, nchunks, payload_len, total_len,
-            # reserved, chunk_bytes, sched_tag, NACK nranges
+            # stamp, chunk_bytes, sched_tag, NACK nranges
             for o, w in ((0, 1), (6, 2), (28, 4), (32, 4), (36, 4), (40, 8),
                          (50, 2), (52, 4), (56, 8), (66, 2)):
                 if o + w <= len(payload) and rnd.random() < 0.5:
