@@ -12,7 +12,8 @@
 # Captures the emulated WAN's bridge (every island's traffic, multicast
 # once) with dumpcap, 400 bytes per packet, while four islands run:
 # IPv4 multicast fp32 sum with 10% loss (NACK, POLL, STATUS, retransmits),
-# IPv6 multicast bf16 avg, a dtype mismatch (ABORT), and a 2x2 grid
+# IPv6 multicast bf16 avg, a dtype mismatch (ABORT) over IPv4 and IPv6,
+# REPORTs of the adaptive rate throughout, and a 2x2 grid
 # schedule with reduce-scatter columns (steps, schedule tags, partial
 # values). Writes $GSYNC_OUT/vm-capture.pcap.
 . "$(dirname "$0")/../../tests/netns/lib.sh"
@@ -35,6 +36,8 @@ gs_group "$tmp/b" "IPv6 multicast" --members "$(gs_members 6 7002)" \
 GS_RANK_ARGS=("--dtypes fp32" "--dtypes int32" "--dtypes fp32" "--dtypes fp32")
 gs_group "$tmp/c" "dtype mismatch: EPROTO" --members "$(gs_members 4 7004)" \
 	--mcast 239.77.9.3:7104 --ops sum --sizes 100 --timeout-ms 3000 --expect-status 71
+gs_group "$tmp/c6" "dtype mismatch over IPv6: EPROTO" --members "$(gs_members 6 7008)" \
+	--mcast '[ff15::7a]:7108' --ops sum --sizes 100 --timeout-ms 3000 --expect-status 71
 GS_RANK_ARGS=()
 python3 tests/netns/gsched.py grid 2 2 --row-pattern multicast --col-pattern rs_multicast \
 	--block 4096 -o "$tmp/grid.gsched" > /dev/null
