@@ -272,6 +272,7 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	g->cfg = j;
 	g->gs = gs;
 	g->net = net;
+	g->uid = sock_i_uid(&gs->sk);
 	g->family = g->members[0].family;
 	g->unicast = j.flags & GSYNC_JOIN_UNICAST;
 	g->chunk_bytes = gsync_chunk_bytes(g->family, mtu);

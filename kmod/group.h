@@ -178,6 +178,7 @@ struct gsync_ctrl {
 struct gsync_group {
 	struct gsync_sock *gs;		/* lock: NULL once the socket closed */
 	struct net *net;
+	kuid_t uid;			/* the socket's owner at JOIN */
 	struct gsync_join cfg;		/* validated, defaults applied */
 	struct gsync_addr *members;	/* [nranks] */
 	/* lock: [nranks] NACK-to-repair time, jiffies, smoothed; 0 = unknown */

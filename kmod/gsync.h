@@ -24,6 +24,9 @@
  *    queues, pacing and counters. It is taken in softirq (receive), in the
  *    group's work items and in syscalls, always innermost, never held
  *    across sleeping, allocation with GFP_KERNEL, or sending.
+ *  - gsync_net.rtt_lock (spinlock) protects gsync_net.rtt_paths. It is
+ *    taken under gsync_group.lock only (rate.c) and nothing is taken
+ *    under it.
  *  - Counters in gsync_net are atomics and are read without the lock.
  *  - gsync_family is written once in module init before sock_register() and
  *    is read-only afterwards.
@@ -33,9 +36,13 @@
 
 #include <linux/atomic.h>
 #include <linux/gsync.h>
+#include <linux/in6.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
@@ -44,6 +51,21 @@
  * namespace of their own so nothing else links against them by accident.
  */
 #define GSYNC_EXPORT_FOR_TESTS(sym) EXPORT_SYMBOL_NS_GPL(sym, GSYNC_KUNIT)
+
+/*
+ * The least round trip one user's groups of a namespace saw to one peer
+ * host lately (rate.c): a group that starts beside others then measures
+ * its queue from the same base as they do, not from the queue they keep.
+ */
+struct gsync_rtt_path {
+	kuid_t uid;
+	u16 family;			/* AF_INET or AF_INET6; 0: free */
+	struct in6_addr addr;		/* AF_INET: in the first word */
+	u32 min_rtt_us;
+	ktime_t at;			/* when min_rtt_us was measured */
+};
+
+#define GSYNC_RTT_PATHS	64
 
 /* Per network namespace state. */
 struct gsync_net {
@@ -66,7 +88,10 @@ struct gsync_net {
 	unsigned long sock_mem_max;	/* net.gsync.sock_mem_max */
 	unsigned long mem_max;		/* net.gsync.mem_max */
 	unsigned long stash_max;	/* net.gsync.stash_max */
+	unsigned long max_rate;		/* net.gsync.max_rate, bytes/s */
 	struct ctl_table_header *sysctl;
+	spinlock_t rtt_lock;
+	struct gsync_rtt_path rtt_paths[GSYNC_RTT_PATHS];	/* rtt_lock */
 };
 
 struct gsync_group;

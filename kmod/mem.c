@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a socket may make the kernel hold, and the net.gsync sysctls that
- * bound it.
+ * bound it (and the one that bounds its sending rate).
  *
  * Every buffer of an operation is allocated in the submitting task's
  * context with __GFP_ACCOUNT, so it is charged to that task's memory
@@ -14,6 +14,10 @@
  *    namespace may hold together, lingering groups included;
  *  - net.gsync.stash_max: bytes of early packets (for operations not yet
  *    submitted here) one socket keeps; SO_RCVBUF can lower it.
+ * and one for the network rather than memory:
+ *  - net.gsync.max_rate: bytes/s one socket sends at most, whether its
+ *    rate is set by hand or adaptive (rate.c); GSYNC_MAX_PACING_RATE,
+ *    no cap, by default.
  * A namespace other than the initial one never gets more than the initial
  * namespace allows: its values are capped by init_net's at use, so a user
  * who owns a network namespace cannot raise its own budget.
@@ -35,6 +39,8 @@
 
 static unsigned long gsync_ulong_max = ULONG_MAX;
 static unsigned long gsync_ulong_min = 1UL << 16;
+static unsigned long gsync_rate_lo = GSYNC_CC_MIN_RATE;
+static unsigned long gsync_rate_hi = GSYNC_MAX_PACING_RATE;
 
 static unsigned long gsync_default_net_mem(void)
 {
@@ -55,6 +61,13 @@ unsigned long gsync_stash_max(struct gsync_group *g)
 {
 	return gsync_limit(gsync_net(g->net),
 			   offsetof(struct gsync_net, stash_max));
+}
+
+/* The most bytes/s a socket of g's namespace may send at. */
+u64 gsync_max_rate(struct gsync_group *g)
+{
+	return gsync_limit(gsync_net(g->net),
+			   offsetof(struct gsync_net, max_rate));
 }
 
 /*
@@ -115,23 +128,26 @@ int gsync_mem_refusal(struct gsync_group *g)
 	return -ENOBUFS;
 }
 
-#define GSYNC_SYSCTL(name, field) {				\
+#define GSYNC_SYSCTL(name, field, lo, hi) {			\
 	.procname = name,					\
 	.data = &init_net_gsync_dummy.field,			\
 	.maxlen = sizeof(unsigned long),			\
 	.mode = 0644,						\
 	.proc_handler = proc_doulongvec_minmax,			\
-	.extra1 = &gsync_ulong_min,				\
-	.extra2 = &gsync_ulong_max,				\
+	.extra1 = &(lo),					\
+	.extra2 = &(hi),					\
 }
 
 /* Only used for its field offsets in the template below. */
 static struct gsync_net init_net_gsync_dummy;
 
 static const struct ctl_table gsync_sysctl_template[] = {
-	GSYNC_SYSCTL("sock_mem_max", sock_mem_max),
-	GSYNC_SYSCTL("mem_max", mem_max),
-	GSYNC_SYSCTL("stash_max", stash_max),
+	GSYNC_SYSCTL("sock_mem_max", sock_mem_max, gsync_ulong_min,
+		     gsync_ulong_max),
+	GSYNC_SYSCTL("mem_max", mem_max, gsync_ulong_min, gsync_ulong_max),
+	GSYNC_SYSCTL("stash_max", stash_max, gsync_ulong_min,
+		     gsync_ulong_max),
+	GSYNC_SYSCTL("max_rate", max_rate, gsync_rate_lo, gsync_rate_hi),
 };
 
 int gsync_mem_init_net(struct gsync_net *gn)
@@ -143,6 +159,7 @@ int gsync_mem_init_net(struct gsync_net *gn)
 	gn->sock_mem_max = GSYNC_DEF_SOCK_MEM;
 	gn->mem_max = gsync_default_net_mem();
 	gn->stash_max = GSYNC_DEF_STASH;
+	gn->max_rate = GSYNC_MAX_PACING_RATE;
 	if (!IS_ENABLED(CONFIG_SYSCTL))
 		return 0;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Memory budgets of sockets and namespaces, net.gsync sysctls (mem.c). */
+/* Budgets of sockets and namespaces, the net.gsync sysctls (mem.c). */
 #ifndef GSYNC_MEM_H
 #define GSYNC_MEM_H
 
@@ -15,5 +15,6 @@ int gsync_mem_charge(struct gsync_group *g, u64 bytes);
 void gsync_mem_uncharge(struct gsync_group *g, u64 bytes);
 int gsync_mem_refusal(struct gsync_group *g);
 unsigned long gsync_stash_max(struct gsync_group *g);
+u64 gsync_max_rate(struct gsync_group *g);
 
 #endif /* GSYNC_MEM_H */

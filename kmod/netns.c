@@ -57,6 +57,8 @@ static int __net_init gsync_net_init(struct net *net)
 	atomic64_set(&gn->sockets_created, 0);
 	gn->next_sock_id = 0;
 	atomic64_set(&gn->linger_takeovers, 0);
+	spin_lock_init(&gn->rtt_lock);
+	memset(gn->rtt_paths, 0, sizeof(gn->rtt_paths));
 	err = gsync_mem_init_net(gn);
 	if (err)
 		return err;

@@ -135,7 +135,7 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 		inflight = g->next_seq - g->deliver_seq;
 		tag = g->sched->tag;
 		rounds = g->sched->nrounds;
-		rate = g->rate ? g->rate : g->cc.rate;
+		rate = gsync_rate_now(g);
 		rtt = gsync_rate_rtt_ms(g);
 		spin_unlock_bh(&g->lock);
 	}

@@ -17,28 +17,33 @@
  * trip plus a repair interval (at least two intervals), so that every
  * receiver has reported on what was sent in it. At the end of a round
  * whose reports say more than GSYNC_CC_LOSS_PERMILLE of the chunks were
- * lost, or in which a round trip exceeded the least seen to that peer by
- * GSYNC_CC_QDELAY_US and a quarter (a queue building up: a deep buffer
- * delays everything long before it drops), the rate drops (by 30% for a
- * loss, by 15% for a queue, which less drains) and the next round is not
- * judged (its reports still describe packets sent
- * before the drop). A round without either in which the rate was what
- * paced the DATA, and the rank never
- * ran out of data, grows the rate: it doubles until the first loss, then
- * grows by GSYNC_CC_STEP. Equal steps and proportional drops are what make
+ * lost, or in which a round trip exceeded the least seen to that peer's
+ * host (by any group of the user in the namespace, within
+ * GSYNC_CC_MIN_RTT_NS) by GSYNC_CC_QDELAY_US and a quarter (a queue
+ * building up: a deep buffer delays everything long before it drops),
+ * the rate drops (by 30% for a loss, by 15% for a queue, which less
+ * drains) and the next round is not judged (its reports still describe
+ * packets sent before the drop). A round without either in which the rate
+ * was what paced the DATA, and the rank never ran out of data, grows the
+ * rate: it doubles until the first backoff, then grows by GSYNC_CC_STEP. Equal steps and proportional drops are what make
  * groups sharing a link converge to equal shares. The slowest receiver
  * drives it: losses are summed over every receiver. The rate starts at a
  * clique's exported rate if the schedule has one (and never goes above
  * it), else at GSYNC_CC_INIT_RATE, and it is kept between operations.
+ * net.gsync.max_rate (mem.c) caps it, and a rate set by hand too.
  *
  * Locking: everything here runs under gsync_group.lock; the peers' state
- * is g->ratep[], the sender's g->cc.
+ * is g->ratep[], the sender's g->cc. The least round trip to each peer
+ * host is the namespace's (gsync_net.rtt_paths, shared by one user's
+ * groups), under gsync_net.rtt_lock taken inside the group's lock.
  */
 #include <linux/bitmap.h>
 #include <linux/math64.h>
+#include <net/ipv6.h>
 
 #include "gsync.h"
 #include "group.h"
+#include "mem.h"
 #include "rate.h"
 #include "send.h"
 
@@ -131,28 +136,42 @@ static u64 gsync_rate_round_ns(struct gsync_group *g)
 }
 
 /*
- * The rate to pace a packet at: a fixed pacing_rate (capped by the
- * clique's), else the adaptive rate (capped the same way). data: a DATA
- * packet, whose pace tells whether the adaptive rate was the limit.
+ * The rate to pace a packet at: a fixed pacing_rate, else the adaptive
+ * rate, either capped by the clique's rate (0: none) and by
+ * net.gsync.max_rate. data: a DATA packet, whose pace tells whether the
+ * adaptive rate was the limit (a capped one does not grow past its cap).
  */
 u64 gsync_rate_pace(struct gsync_group *g, u64 clique_rate, bool data)
 {
+	u64 cap = gsync_max_rate(g), fixed = g->rate;
 	struct gsync_cc *cc = &g->cc;
-	u64 fixed = g->rate;
 
+	if (clique_rate)
+		cap = min(cap, clique_rate);
 	if (fixed)
-		return clique_rate ? min(fixed, clique_rate) : fixed;
+		return min(fixed, cap);
 	if (!cc->rate) {
 		cc->rate = clique_rate ? clique_rate : GSYNC_CC_INIT_RATE;
+		cc->rate = max(min(cc->rate, cap), GSYNC_CC_MIN_RATE);
 		cc->ssthresh = clique_rate;
 		cc->round_end = ktime_add_ns(ktime_get(),
 					     gsync_rate_round_ns(g));
 	}
-	if (clique_rate && clique_rate < cc->rate)
-		return clique_rate;
+	if (cap < cc->rate)
+		return cap;
 	if (data)
 		cc->limited = true;
 	return cc->rate;
+}
+
+/* What g sends at now, for GSYNC_INFO and /proc: 0 before any send. */
+u64 gsync_rate_now(struct gsync_group *g)
+{
+	u64 cap = gsync_max_rate(g);
+
+	if (g->rate)
+		return min(g->rate, cap);
+	return min(g->cc.rate, cap);
 }
 
 /* The send path found nothing to send. */
@@ -184,30 +203,83 @@ void gsync_rate_rx_data(struct gsync_group *g, unsigned int r,
 }
 
 /*
- * A round trip of rtt us to peer p. One over the least of late by more
- * than GSYNC_CC_QDELAY_US and a quarter of that least means a queue is
- * building on the way: back off before it overflows (queues of seconds
- * drop nothing, but delay every operation behind them).
+ * Record a round trip of rtt us to the host of key (user, address) in
+ * table t of n paths, and return the least recorded for that host within
+ * GSYNC_CC_MIN_RTT_NS (rtt itself when there is none that recent). A host
+ * not in the table takes a free entry, else the one measured longest ago.
+ * Pure; KUnit tests it.
  */
-static void gsync_rate_rtt_sample(struct gsync_rate_peer *p,
-				  struct gsync_cc *cc, u32 rtt, ktime_t now)
+u32 gsync_rtt_path_update(struct gsync_rtt_path *t, unsigned int n,
+			  const struct gsync_rtt_path *key, u32 rtt,
+			  ktime_t now)
 {
-	p->srtt_us = p->srtt_us ? (7 * p->srtt_us + rtt) / 8 : rtt;
-	if (!p->min_rtt_us || rtt <= p->min_rtt_us ||
-	    ktime_to_ns(ktime_sub(now, p->min_rtt_at)) > GSYNC_CC_MIN_RTT_NS) {
-		p->min_rtt_us = rtt;
-		p->min_rtt_at = now;
+	struct gsync_rtt_path *e = NULL, *victim = &t[0];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].family == key->family && uid_eq(t[i].uid, key->uid) &&
+		    ipv6_addr_equal(&t[i].addr, &key->addr)) {
+			e = &t[i];
+			break;
+		}
+		if (victim->family &&
+		    (!t[i].family || ktime_before(t[i].at, victim->at)))
+			victim = &t[i];
 	}
-	if (rtt - p->min_rtt_us > max_t(u32, GSYNC_CC_QDELAY_US,
-					p->min_rtt_us / 4))
-		cc->queued = true;
+	if (!e) {
+		e = victim;
+		*e = *key;
+		e->min_rtt_us = U32_MAX;
+	}
+	if (rtt <= e->min_rtt_us ||
+	    ktime_to_ns(ktime_sub(now, e->at)) > GSYNC_CC_MIN_RTT_NS) {
+		e->min_rtt_us = rtt;
+		e->at = now;
+	}
+	return e->min_rtt_us;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_rtt_path_update);
+
+/*
+ * A round trip of rtt us to rank r. One over the least of late to its
+ * host by more than GSYNC_CC_QDELAY_US and a quarter of that least means a
+ * queue is building on the way: back off before it overflows (queues of
+ * seconds drop nothing, but delay every operation behind them). The least
+ * is shared by the user's groups of the namespace: measured from its own
+ * samples only, a group that starts while others keep a queue standing
+ * would take that queue for the path, tolerate more of it than they do,
+ * and crowd them out.
+ */
+static void gsync_rate_rtt_sample(struct gsync_group *g, unsigned int r,
+				  u32 rtt, ktime_t now)
+{
+	struct gsync_net *gn = gsync_net(g->net);
+	const union gsync_sockaddr *sa = &g->peer_sa[r];
+	struct gsync_rate_peer *p = &g->ratep[r];
+	struct gsync_rtt_path key = {
+		.uid = g->uid,
+		.family = sa->sa.sa_family,
+	};
+	u32 base;
+
+	if (key.family == AF_INET)
+		key.addr.s6_addr32[0] = sa->v4.sin_addr.s_addr;
+	else
+		key.addr = sa->v6.sin6_addr;
+	p->srtt_us = p->srtt_us ? (7 * p->srtt_us + rtt) / 8 : rtt;
+	spin_lock(&gn->rtt_lock);
+	base = gsync_rtt_path_update(gn->rtt_paths, GSYNC_RTT_PATHS, &key,
+				     rtt, now);
+	spin_unlock(&gn->rtt_lock);
+	p->min_rtt_us = base;
+	if (rtt - base > max_t(u32, GSYNC_CC_QDELAY_US, base / 4))
+		g->cc.queued = true;
 }
 
 /* A REPORT from rank r about our DATA. */
 void gsync_rate_rx_report(struct gsync_group *g, unsigned int r,
 			  const struct gsync_wire_report *rep)
 {
-	struct gsync_rate_peer *p = &g->ratep[r];
 	struct gsync_cc *cc = &g->cc;
 	u16 hold = be16_to_cpu(rep->hold_ms);
 	ktime_t now = ktime_get();
@@ -219,7 +291,7 @@ void gsync_rate_rx_report(struct gsync_group *g, unsigned int r,
 			    hold);
 		/* A stamp from before a 65 s wrap, or a lie: not a sample. */
 		if (rtt < 60 * MSEC_PER_SEC)
-			gsync_rate_rtt_sample(p, cc, rtt * USEC_PER_MSEC +
+			gsync_rate_rtt_sample(g, r, rtt * USEC_PER_MSEC +
 					      USEC_PER_MSEC / 2, now);
 	}
 	cc->rx_chunks = min_t(u64, U32_MAX,

@@ -34,8 +34,7 @@ struct gsync_rate_peer {
 	ktime_t echo_at;	/* when that DATA arrived */
 	ktime_t since;		/* our last REPORT to it; 0: none yet */
 	u32 srtt_us;		/* its REPORTs' round trip, smoothed; 0: none */
-	u32 min_rtt_us;		/* the least of them lately */
-	ktime_t min_rtt_at;	/* when that was measured */
+	u32 min_rtt_us;		/* the least to its host lately (rtt_paths) */
 };
 
 /*
@@ -63,9 +62,14 @@ enum gsync_cc_verdict {
 
 int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns);
 u32 gsync_rate_zeros(const unsigned long *have, u32 from, u32 to);
+struct gsync_rtt_path;
+u32 gsync_rtt_path_update(struct gsync_rtt_path *t, unsigned int n,
+			  const struct gsync_rtt_path *key, u32 rtt,
+			  ktime_t now);
 
 u16 gsync_rate_stamp(void);
 u64 gsync_rate_pace(struct gsync_group *g, u64 clique_rate, bool data);
+u64 gsync_rate_now(struct gsync_group *g);
 void gsync_rate_idle(struct gsync_group *g);
 void gsync_rate_rx_data(struct gsync_group *g, unsigned int r,
 			const struct gsync_wire_hdr *h, u32 bytes);

@@ -144,7 +144,7 @@ static void gsync_fill_info(struct gsync_group *g, struct gsync_info *info)
 	info->repair_ms = g->cfg.repair_ms;
 	info->max_op_bytes = g->cfg.max_op_bytes;
 	info->rtt_ms = gsync_rate_rtt_ms(g);
-	info->send_rate = g->rate ? g->rate : g->cc.rate;
+	info->send_rate = gsync_rate_now(g);
 }
 
 static int gsync_getsockopt(struct socket *sock, int level, int optname,

@@ -141,6 +141,53 @@ static void gsync_rate_fair_share(struct kunit *test)
 			min(a.rate, b.rate) * 13);
 }
 
+static struct gsync_rtt_path gsync_test_path(u32 uid, u16 family, u8 last)
+{
+	struct gsync_rtt_path k = {
+		.uid = KUIDT_INIT(uid),
+		.family = family,
+	};
+
+	k.addr.s6_addr[3] = last;	/* AF_INET: 0.0.0.last in the first word */
+	return k;
+}
+
+/*
+ * The least round trip per (user, host): shared by a user's groups, kept
+ * GSYNC_CC_MIN_RTT_NS, separate per user and family, a full table gives
+ * up the entry measured longest ago.
+ */
+static void gsync_rtt_path_cases(struct kunit *test)
+{
+	struct gsync_rtt_path t[4] = {};
+	struct gsync_rtt_path a = gsync_test_path(1000, AF_INET, 1);
+	struct gsync_rtt_path b = gsync_test_path(1000, AF_INET, 2);
+	struct gsync_rtt_path a6 = gsync_test_path(1000, AF_INET6, 1);
+	struct gsync_rtt_path other = gsync_test_path(1001, AF_INET, 1);
+	ktime_t t0 = ms_to_ktime(100000), s = ms_to_ktime(1000);
+	unsigned int i;
+
+	/* A first sample is the base; a lower one lowers it, a higher not. */
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &a, 40000, t0), 40000U);
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &a, 38000, t0 + s), 38000U);
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &a, 70000, t0 + 2 * s), 38000U);
+	/* Another group of the user, new to the host, gets that base. */
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &a, 65000, t0 + 3 * s), 38000U);
+	/* Another user, family or host does not. */
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &other, 65000, t0 + 3 * s), 65000U);
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &a6, 66000, t0 + 3 * s), 66000U);
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &b, 67000, t0 + 3 * s), 67000U);
+	/* Kept 10 s from when it was measured (at t0 + 1 s), then renewed. */
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &a, 60000, t0 + 11 * s), 38000U);
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &a, 60000, t0 + 11 * s + 1), 60000U);
+	/* Full: a new host takes the entry measured longest ago (other's). */
+	b.addr.s6_addr[3] = 9;
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &b, 50000, t0 + 12 * s), 50000U);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_FALSE(test, uid_eq(t[i].uid, other.uid));
+	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &a, 61000, t0 + 12 * s), 60000U);
+}
+
 static void gsync_rate_zeros_cases(struct kunit *test)
 {
 	DECLARE_BITMAP(have, 200);
@@ -166,6 +213,7 @@ static struct kunit_case gsync_rate_cases[] = {
 	KUNIT_CASE(gsync_rate_bounds),
 	KUNIT_CASE(gsync_rate_fair_share),
 	KUNIT_CASE(gsync_rate_zeros_cases),
+	KUNIT_CASE(gsync_rtt_path_cases),
 	{}
 };
 

@@ -124,8 +124,12 @@ def stats(s):
 
 
 def rate_info(s):
-    """send_rate (bytes/s) and rtt_ms of GSYNC_INFO: the rate control's state."""
+    """send_rate (bytes/s) and rtt_ms of GSYNC_INFO: the rate control's state
+    (0, 0 from a module older than rate control, whose gsync_info is
+    shorter: tests/bench/base-compare runs this script on one)."""
     raw = s.getsockopt(SOL_GSYNC, GSYNC_INFO, 72)
+    if len(raw) < 72:
+        return 0, 0
     rtt, rate = struct.unpack_from("=IQ", raw, 60)
     return rate, rtt
 

@@ -95,12 +95,14 @@ struct gsync_addr {
  * GSYNC_PACING_RATE (set/get): __u64 bytes per second, at most
  * GSYNC_MAX_PACING_RATE (ERANGE above; also for gsync_join). A rate set
  * here is kept exactly, whatever the network does. 0 (the default) means
- * adaptive: the rank's sending rate follows the loss its receivers report
- * (rate control in the manner of TCP: double per round trip until the
- * first loss, then grow by a fixed step per round trip and back off by
- * 30% on loss), never above the rate an exported schedule gives the
- * clique, and remembered from one operation to the next. gsync_info's
- * send_rate is where it stands.
+ * adaptive: the rank's sending rate follows the loss and the round trips
+ * its receivers report (rate control in the manner of TCP: double per
+ * round until the first backoff, then grow by a fixed step per round;
+ * back off when a round lost too much or a queue built up), never above
+ * the rate an exported schedule gives the clique, and remembered from one
+ * operation to the next. Either is capped by the network namespace's
+ * net.gsync.max_rate sysctl (bytes/s, itself capped by the initial
+ * namespace's). gsync_info's send_rate is where it stands.
  */
 #define GSYNC_PACING_RATE	2
 #define GSYNC_MAX_PACING_RATE	(1ULL << 40)	/* about 1.1 TB/s */
@@ -193,7 +195,8 @@ struct gsync_info {
 	__u32 rtt_ms;		/* slowest receiver's round trip; 0 = unknown */
 	/*
 	 * bytes/s this rank sends at now: pacing_rate, or with pacing_rate
-	 * 0 the adaptive rate (0 until the first send)
+	 * 0 the adaptive rate (0 until the first send); net.gsync.max_rate
+	 * caps either
 	 */
 	__u64 send_rate;
 };
