@@ -355,7 +355,8 @@ int main(int argc, char **argv)
 	printf("allreduce: rank=%u nranks=%u dtype=%s op=%s bytes=%zu iters=%llu "
 	       "mode=%s time_s=%.6f per_op_us=%.1f algbw_MBps=%.2f check=%s "
 	       "result=%s ops=%llu inflight_max=%u kernel_inflight_max=%u "
-	       "refused=%llu stats_completed=%llu stats_failed=%llu\n",
+	       "refused=%llu stats_completed=%llu stats_failed=%llu "
+	       "retransmits=%llu tx_packets=%llu\n",
 	       o.cfg.rank, o.cfg.nranks, gsync_dtype_name(o.dtype),
 	       gsync_op_name(o.op), o.size, (unsigned long long)o.iters,
 	       mode, dt, dt * 1e6 / (double)o.iters,
@@ -365,6 +366,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.ops, st.inflight_max, st.kernel_inflight_max,
 	       (unsigned long long)st.refused,
 	       (unsigned long long)stats.ops_completed,
-	       (unsigned long long)stats.ops_failed);
+	       (unsigned long long)stats.ops_failed,
+	       (unsigned long long)stats.retransmits,
+	       (unsigned long long)stats.tx_packets);
 	return rc;
 }
