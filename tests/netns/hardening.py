@@ -155,11 +155,14 @@ def pacing(addr):
 
 def member(rank, members, size, kill):
     """One rank of a 3-rank group: submit operation 1 and report how it
-    ended; with kill, print "submitted" and wait to be killed."""
+    ended, printing "joined" once joined; with kill, print "submitted" and
+    wait to be killed."""
     eps = [g.parse_endpoint(m) for m in members.split(",")]
     s = g.open_socket()
     # Paced slowly so that the operation is still being sent when killed.
     g.join(s, 34, rank, eps, None, op_timeout_ms=20000, pacing_rate=2 << 20)
+    if not kill:
+        print("joined", flush=True)
     g.submit(s, 1, bytes(size), g.FP32, g.SUM)
     if kill:
         print(f"submitted {os.getpid()}", flush=True)

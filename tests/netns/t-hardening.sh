@@ -36,7 +36,10 @@ GS_FAILED=$(( GS_FAILED | $? ))
 
 # Rank 2 submits a 4 MiB operation paced at 2 MiB/s and is SIGKILLed while
 # sending it: ranks 0 and 1 must fail with ECONNRESET (104), told by the
-# ABORT its socket sends at close, not with ETIMEDOUT after 20 s.
+# ABORT its socket sends at close, not with ETIMEDOUT after 20 s. Rank 2
+# starts once both have joined: its ABORT is sent once, and a peer with no
+# socket bound yet never gets it (it times out, as with a rank that died
+# before it joined).
 members=$(gs_members 4 7310)
 size=$((4 << 20))
 for r in 0 1; do
@@ -44,6 +47,8 @@ for r in 0 1; do
 		> "$tmp/m$r" 2>&1 &
 	eval "pm$r=\$!"
 done
+joined() { grep -qx joined "$tmp/m0" && grep -qx joined "$tmp/m1"; }
+gs_until 60 joined || gs_fail "ranks 0 and 1 joined"
 mkfifo "$tmp/in2" "$tmp/out2"
 gs_exec i2 python3 tests/netns/hardening.py member 2 "$members" "$size" kill \
 	< "$tmp/in2" > "$tmp/out2" 2>&1 &
