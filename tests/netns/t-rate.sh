@@ -189,6 +189,18 @@ per_op "$tmp/d"
 # than the cap (less if it backed off); both must take at least the time
 # their buffer needs at the cap (a lower bound: a slow guest only adds).
 cap=$(( share / 2 ))
+# Garbage and values out of range are refused, and change nothing.
+sysctl_refused() {
+	local v before
+	before=$(gs_exec i0 cat /proc/sys/net/gsync/max_rate)
+	for v in 0 32767 $(( (1 << 40) + 1 )) abc -5; do
+		echo "$v" | gs_exec i0 tee /proc/sys/net/gsync/max_rate > /dev/null 2>&1 &&
+			{ echo "# max_rate $v accepted"; return 1; }
+	done
+	test "$(gs_exec i0 cat /proc/sys/net/gsync/max_rate)" = "$before" &&
+		test "$before" = $(( 1 << 40 ))
+}
+gs_ok "net.gsync.max_rate refuses 0, below 32768, above 2^40 and garbage" sysctl_refused
 for (( k = 0; k < n; k++ )); do
 	echo "$cap" | gs_exec "i$k" tee /proc/sys/net/gsync/max_rate > /dev/null
 done
