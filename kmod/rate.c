@@ -17,10 +17,11 @@
  * trip plus a repair interval (at least two intervals), so that every
  * receiver has reported on what was sent in it. At the end of a round
  * whose reports say more than GSYNC_CC_LOSS_PERMILLE of the chunks were
- * lost, or in which a round trip exceeded the least seen to that peer's
- * host (by any group of the user in the namespace, within
+ * lost, or in which every round trip to some receiver exceeded the least
+ * seen to its host (by any group of the user in the namespace, within
  * GSYNC_CC_MIN_RTT_NS) by GSYNC_CC_QDELAY_US and a quarter (a queue
- * building up: a deep buffer delays everything long before it drops),
+ * standing: a deep buffer delays everything long before it drops; a
+ * burst that drains within the round is not one),
  * the rate drops (by 30% for a loss, by 15% for a queue, which less
  * drains) and the next round is not judged (its reports still describe
  * packets sent before the drop). A round without either in which the rate
@@ -272,8 +273,37 @@ static void gsync_rate_rtt_sample(struct gsync_group *g, unsigned int r,
 				     rtt, now);
 	spin_unlock(&gn->rtt_lock);
 	p->min_rtt_us = base;
-	if (rtt - base > max_t(u32, GSYNC_CC_QDELAY_US, base / 4))
-		g->cc.queued = true;
+	p->round_min_us = p->round_min_us ? min(p->round_min_us, rtt) : rtt;
+}
+
+/*
+ * Did the round trips of a round, the least of them round_min_us, show a
+ * queue standing over base? A queue that some sample of the round got
+ * past drained then: a burst (owners multicasting results at once, a
+ * sender's bucket after a wait), which the link absorbs, not a rate
+ * above what it carries. Pure; KUnit tests it.
+ */
+bool gsync_rate_standing(u32 round_min_us, u32 base_us)
+{
+	return round_min_us > base_us &&
+	       round_min_us - base_us > max_t(u32, GSYNC_CC_QDELAY_US,
+					      base_us / 4);
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_rate_standing);
+
+/* The round ends: was a queue standing towards any receiver in it? */
+static void gsync_rate_round_queue(struct gsync_group *g)
+{
+	struct gsync_rate_peer *p;
+	unsigned int r;
+
+	for (r = 0; r < g->cfg.nranks; r++) {
+		p = &g->ratep[r];
+		if (p->round_min_us &&
+		    gsync_rate_standing(p->round_min_us, p->min_rtt_us))
+			g->cc.queued = true;
+		p->round_min_us = 0;
+	}
 }
 
 /* A REPORT from rank r about our DATA. */
@@ -298,8 +328,10 @@ void gsync_rate_rx_report(struct gsync_group *g, unsigned int r,
 			      (u64)cc->rx_chunks + be32_to_cpu(rep->rx_chunks));
 	cc->lost = min_t(u64, U32_MAX,
 			 (u64)cc->lost + be32_to_cpu(rep->lost));
-	if (cc->rate && ktime_after(now, cc->round_end) &&
-	    gsync_cc_judge(cc, now, gsync_rate_round_ns(g)) ==
+	if (!cc->rate || !ktime_after(now, cc->round_end))
+		return;
+	gsync_rate_round_queue(g);
+	if (gsync_cc_judge(cc, now, gsync_rate_round_ns(g)) ==
 	    GSYNC_CC_BACKOFF)
 		g->stats.rate_decreases++;
 }

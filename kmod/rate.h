@@ -35,6 +35,7 @@ struct gsync_rate_peer {
 	ktime_t since;		/* our last REPORT to it; 0: none yet */
 	u32 srtt_us;		/* its REPORTs' round trip, smoothed; 0: none */
 	u32 min_rtt_us;		/* the least to its host lately (rtt_paths) */
+	u32 round_min_us;	/* the least in this round; 0: no sample */
 };
 
 /*
@@ -50,7 +51,7 @@ struct gsync_cc {
 	bool limited;		/* rate was what paced a DATA packet */
 	bool app_limited;	/* ran out of data to send */
 	bool hold;		/* backed off: the next round is not judged */
-	bool queued;		/* a round trip showed a queue building up */
+	bool queued;		/* the round's round trips showed a queue */
 };
 
 /* Verdicts of gsync_cc_judge(), for tests and counters. */
@@ -62,6 +63,7 @@ enum gsync_cc_verdict {
 
 int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns);
 u32 gsync_rate_zeros(const unsigned long *have, u32 from, u32 to);
+bool gsync_rate_standing(u32 round_min_us, u32 base_us);
 struct gsync_rtt_path;
 u32 gsync_rtt_path_update(struct gsync_rtt_path *t, unsigned int n,
 			  const struct gsync_rtt_path *key, u32 rtt,

@@ -188,6 +188,21 @@ static void gsync_rtt_path_cases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gsync_rtt_path_update(t, 4, &a, 61000, t0 + 12 * s), 60000U);
 }
 
+/*
+ * A queue stands when even the least round trip of a round is over the
+ * path's least by 25 ms, or by a quarter of it on longer paths.
+ */
+static void gsync_rate_standing_cases(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, gsync_rate_standing(60000, 40000));
+	KUNIT_EXPECT_TRUE(test, gsync_rate_standing(65001, 40000));
+	KUNIT_EXPECT_FALSE(test, gsync_rate_standing(250000, 200000));
+	KUNIT_EXPECT_TRUE(test, gsync_rate_standing(250001, 200000));
+	/* Under the least (a new least, set a moment later): none. */
+	KUNIT_EXPECT_FALSE(test, gsync_rate_standing(30000, 40000));
+	KUNIT_EXPECT_FALSE(test, gsync_rate_standing(40000, 40000));
+}
+
 static void gsync_rate_zeros_cases(struct kunit *test)
 {
 	DECLARE_BITMAP(have, 200);
@@ -213,6 +228,7 @@ static struct kunit_case gsync_rate_cases[] = {
 	KUNIT_CASE(gsync_rate_bounds),
 	KUNIT_CASE(gsync_rate_fair_share),
 	KUNIT_CASE(gsync_rate_zeros_cases),
+	KUNIT_CASE(gsync_rate_standing_cases),
 	KUNIT_CASE(gsync_rtt_path_cases),
 	{}
 };
