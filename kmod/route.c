@@ -14,6 +14,8 @@
  * Locking: pure functions of the operation's compiled schedule and steps;
  * callers hold gsync_group.lock or own the operation (setup).
  */
+#include <linux/math64.h>
+
 #include "gsync.h"
 #include "group.h"
 #include "route.h"
@@ -115,33 +117,71 @@ u32 gsync_op_next_block_to(struct gsync_group *g, struct gsync_op *op,
 GSYNC_EXPORT_FOR_TESTS(gsync_op_next_block_to);
 
 /*
- * The order we send the blocks of step s in: the walk. In the first step
+ * The order we send the chunks of step s in: the walk. In the first step
  * of a reduce-scatter clique every member walking the blocks from 0 would
  * send to the same owner at once, and that owner's download would be the
- * bottleneck while the others idle (incast). Instead the member at
- * position pos walks each row of nmembers blocks (one per owner) from the
- * owner after it, so that the members send to different owners at any
- * time. Every owner still gets its blocks from each sender in increasing
- * order. Other steps walk the blocks in order. Returns how far the row
- * is turned (0: in order).
+ * bottleneck while the others idle (incast). Even members that start at
+ * different owners and send a block to each in turn would drift into
+ * each other (their rates are not quite equal), and at a download's rate
+ * two blocks at once make a queue. So the walk takes the blocks a row of
+ * nmembers (one per owner) at a time and deals each row out a chunk per
+ * owner in turn, starting at the owner after us: every download then gets
+ * an equal part of every sender's stream, however they drift. Every owner
+ * still gets its chunks from each sender in increasing order (the walk is
+ * a prefix of each receiver's stream: gsync_walk_sent()). Other steps walk
+ * the chunks in order. Returns false for those; else *turn, the owner
+ * position (mod nmembers) each row starts after ours.
  */
-static unsigned int gsync_walk_turn(const struct gsync_op *op, unsigned int s)
+static bool gsync_walk_rows(const struct gsync_op *op, unsigned int s,
+			    unsigned int *turn)
 {
 	const struct gsync_step *st = &op->step[s];
 	const struct gsync_sclique *q = st->q;
 
 	if ((s & 1) || !q || q->pattern != GSYNC_PAT_RS_MULTICAST ||
 	    q->nmembers < 2)
-		return 0;
-	return (st->pos + 1) % q->nmembers;
+		return false;
+	*turn = (st->pos + 1) % q->nmembers;
+	return true;
 }
+
+/*
+ * What a packet of len bytes of clique q, landing on ndown members'
+ * downloads, costs in its sender's token bucket. A clique's rate is what
+ * each member sends at, averaged over both steps. In a reduce-scatter
+ * clique of k that average mixes k - 1 blocks sent to one owner each with
+ * one result multicast to k - 1 members, and gsync-sched export picks it
+ * so that the mix fills no download (k/(2(k-1)) of a download's rate).
+ * Paced by bytes sent alone, the owners, finishing a row of blocks about
+ * together, would each multicast its result at the whole rate and offer
+ * every download up to k - 1 times its share at once: a queue builds and
+ * the adaptive rate backs off. So there a packet costs in proportion to
+ * the downloads it lands on, k/(2(k-1)) of its length per download,
+ * which keeps the mix at the clique's rate: blocks to owners alone go at
+ * 2(k-1)/k of it (one download's rate), results alone at 2/k of it (the
+ * k - 1 owners together fill a download). Other cliques, and a
+ * reduce-scatter whose results go by unicast (it sends and receives the
+ * same bytes in both steps): len. Pure; KUnit tests it.
+ */
+u32 gsync_route_cost(const struct gsync_sclique *q, unsigned int ndown,
+		     u32 len)
+{
+	u32 k;
+
+	if (!q || q->pattern != GSYNC_PAT_RS_MULTICAST || q->unicast ||
+	    q->nmembers < 2 || !ndown)
+		return len;
+	k = q->nmembers;
+	return div_u64((u64)len * ndown * k, 2 * (k - 1));
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_route_cost);
 
 /* Places in the walk of step s (some may hold no chunk). */
 u32 gsync_walk_len(const struct gsync_op *op, unsigned int s)
 {
-	unsigned int k;
+	unsigned int turn, k;
 
-	if (!gsync_walk_turn(op, s))
+	if (!gsync_walk_rows(op, s, &turn))
 		return op->nchunks;
 	k = op->step[s].q->nmembers;
 	return DIV_ROUND_UP(op->nblocks, k) * k * op->ppb;
@@ -154,41 +194,59 @@ GSYNC_EXPORT_FOR_TESTS(gsync_walk_len);
  */
 u32 gsync_walk_chunk(const struct gsync_op *op, unsigned int s, u32 w)
 {
-	unsigned int turn = gsync_walk_turn(op, s), k;
-	u32 wb, b;
+	unsigned int turn, k;
+	u32 row, i, b, j;
 
-	if (!turn)
+	if (!gsync_walk_rows(op, s, &turn))
 		return w;
 	k = op->step[s].q->nmembers;
-	wb = w / op->ppb;
-	b = wb - wb % k + (wb % k + turn) % k;
+	row = w / (k * op->ppb);
+	i = w % (k * op->ppb);
+	j = i / k;
+	b = row * k + (i % k + turn) % k;
 	if (b >= op->nblocks)
 		return op->nchunks;
-	return b * op->ppb + w % op->ppb;
+	return b * op->ppb + j;
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_walk_chunk);
 
 /*
  * Has chunk c of step s been sent once? What we send one receiver is sent
- * in increasing order (see gsync_walk_turn()), so what it has had of it is
+ * in increasing order (see gsync_walk_rows()), so what it has had of it is
  * a prefix. Under the lock.
  */
 bool gsync_walk_sent(const struct gsync_op *op, unsigned int s, u32 c)
 {
 	const struct gsync_step *st = &op->step[s];
-	unsigned int turn = gsync_walk_turn(op, s), k;
+	unsigned int turn, k;
 	u32 b, w;
 
 	if (st->tx_done)
 		return true;
-	if (!turn)
+	if (!gsync_walk_rows(op, s, &turn))
 		return c < st->tx_walk;
 	k = st->q->nmembers;
 	b = c / op->ppb;
-	w = (b - b % k + (b % k + k - turn) % k) * op->ppb + c % op->ppb;
+	w = (b / k) * k * op->ppb + (c % op->ppb) * k +
+	    (b % k + k - turn) % k;
 	return w < st->tx_walk;
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_walk_sent);
+
+/*
+ * Where the walk of step s goes after place w holds nothing for us to
+ * send: in order, the next block (the rest of this one is not ours
+ * either); dealt out by rows, the next place (the next owner's).
+ */
+u32 gsync_walk_skip(const struct gsync_op *op, unsigned int s, u32 w)
+{
+	unsigned int turn;
+
+	if (gsync_walk_rows(op, s, &turn))
+		return w + 1;
+	return (w / op->ppb + 1) * op->ppb;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_walk_skip);
 
 /* The stream rank sends us in step s, or NULL if it is not in our clique. */
 struct gsync_contrib *gsync_op_stream(struct gsync_op *op, unsigned int s,

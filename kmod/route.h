@@ -31,9 +31,12 @@ int gsync_step_dest(struct gsync_group *g, struct gsync_op *op,
 u16 gsync_stream_layout(const struct gsync_op *op, unsigned int s,
 			const struct gsync_sclique *q, unsigned int pos,
 			u64 *bytes);
+u32 gsync_route_cost(const struct gsync_sclique *q, unsigned int ndown,
+		     u32 len);
 u32 gsync_walk_len(const struct gsync_op *op, unsigned int s);
 u32 gsync_walk_chunk(const struct gsync_op *op, unsigned int s, u32 w);
 bool gsync_walk_sent(const struct gsync_op *op, unsigned int s, u32 c);
+u32 gsync_walk_skip(const struct gsync_op *op, unsigned int s, u32 w);
 void *gsync_stream_ptr(const struct gsync_op *op,
 		       const struct gsync_contrib *c, u32 off);
 

@@ -5,7 +5,8 @@
  * chunks (oldest operation first, and within it the latest step whose
  * block is ready, so that rounds pipeline), at no more than the pacing
  * rate (a token bucket topped up from the clock at the rate of the
- * packet's clique, capped by the group's pacing_rate). A step sends to
+ * packet's clique, capped by the group's pacing_rate; in a reduce-scatter
+ * clique a packet costs by the downloads it lands on, gsync_route_cost()). A step sends to
  * the group's multicast address (or its clique's, with clique groups), to
  * a block's owner, or to each member of its clique in turn (unicast
  * patterns and groups).
@@ -291,8 +292,7 @@ static bool gsync_tx_pick_new(struct gsync_group *g, struct gsync_op *op,
 		b = c / op->ppb;
 		if (c < op->nchunks && gsync_op_sends(g, op, s, b))
 			break;
-		/* On to the next block of the walk. */
-		st->tx_walk = (st->tx_walk / op->ppb + 1) * op->ppb;
+		st->tx_walk = gsync_walk_skip(op, s, st->tx_walk);
 		st->tx_dest = 0;
 	}
 	if (!test_bit(b, op->ready[st->src]))
@@ -401,14 +401,35 @@ static u64 gsync_tx_rate(struct gsync_group *g, const struct gsync_tx_pick *p)
 }
 
 /*
- * Top up the token bucket at rate (never 0: see gsync_rate_pace()); false
- * if pacing says wait. Under the lock.
+ * What pick p of len bytes costs in tokens: its length, weighed in a
+ * reduce-scatter clique by the downloads it lands on (gsync_route_cost()).
  */
-static bool gsync_tx_tokens(struct gsync_group *g, unsigned int len, u64 rate,
+static u32 gsync_tx_cost(struct gsync_group *g, const struct gsync_tx_pick *p,
+			 unsigned int len)
+{
+	const struct gsync_sclique *q;
+	unsigned int ndown = 1;
+
+	if (p->ctrl || !p->op)
+		return len;
+	q = p->op->step[p->step].q;
+	if (p->fanout_many)
+		ndown = bitmap_weight(p->to, g->cfg.nranks);
+	else if (p->dest < 0 && q)
+		ndown = q->nmembers - 1;
+	return gsync_route_cost(q, ndown, len);
+}
+
+/*
+ * Top up the token bucket at rate (never 0: see gsync_rate_pace()); false
+ * if pacing says wait. A packet costing more than the bucket holds goes
+ * once the bucket is full, and leaves it in debt. Under the lock.
+ */
+static bool gsync_tx_tokens(struct gsync_group *g, u32 cost, u64 rate,
 			    unsigned long *wait)
 {
 	ktime_t now = ktime_get();
-	s64 bucket;
+	s64 bucket, need;
 	u64 ns;
 
 	if (WARN_ON_ONCE(!rate))
@@ -421,9 +442,10 @@ static bool gsync_tx_tokens(struct gsync_group *g, unsigned int len, u64 rate,
 			  g->tokens + (s64)mul_u64_u64_div_u64(rate,
 						min_t(u64, ns, NSEC_PER_SEC),
 						NSEC_PER_SEC));
-	if (g->tokens >= (s64)len)
+	need = min_t(s64, cost, bucket);
+	if (g->tokens >= need)
 		return true;
-	ns = div64_u64((u64)(len - g->tokens) * NSEC_PER_SEC, rate);
+	ns = div64_u64((u64)(need - g->tokens) * NSEC_PER_SEC, rate);
 	*wait = max_t(unsigned long, 1, nsecs_to_jiffies(ns));
 	return false;
 }
@@ -456,6 +478,7 @@ void gsync_tx_work(struct work_struct *work)
 	unsigned long wait = 0;
 	unsigned int n, r, len, sent;
 	const void *buf;
+	u32 cost;
 
 	for (n = 0; n < GSYNC_TX_BATCH; n++) {
 		spin_lock_bh(&g->lock);
@@ -465,14 +488,15 @@ void gsync_tx_work(struct work_struct *work)
 			return;
 		}
 		len = gsync_tx_pick_len(&p);
-		if (!gsync_tx_tokens(g, len, gsync_tx_rate(g, &p), &wait)) {
+		cost = gsync_tx_cost(g, &p, len);
+		if (!gsync_tx_tokens(g, cost, gsync_tx_rate(g, &p), &wait)) {
 			gsync_tx_unpick(g, &p);
 			spin_unlock_bh(&g->lock);
 			queue_delayed_work(gsync_wq, &g->tx_work,
 					   wait);
 			return;
 		}
-		g->tokens -= len;
+		g->tokens -= cost;
 		if (p.ctrl && p.ctrl->echo_at)
 			gsync_rate_report_leaves(p.ctrl);
 		spin_unlock_bh(&g->lock);

@@ -574,7 +574,7 @@ static void gsync_sched_op_grid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 3, 1, 7), 3);
 	/* Round 1's walk starts at the owner after us: block 2 (rank 7). */
 	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 2, 0), 2 * op->ppb);
-	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 2, op->ppb), 0);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 2, 1), 0);
 	/* Nothing to ourselves or to a rank outside the step's clique. */
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 0, 0, 1), 3);
 	KUNIT_EXPECT_EQ(test, gsync_op_next_block_to(t.g, op, 0, 0, 4), 3);
@@ -707,16 +707,16 @@ static void gsync_sched_op_default(struct kunit *test)
 
 /*
  * The walk of a reduce-scatter step: 3 members, 7 blocks of 2 chunks, the
- * last block 1 chunk. The member at position 0 turns each row of 3 blocks
- * by one, so that it starts at owner 1; the one at position 2 (turned by
- * 3) walks in order.
+ * last block 1 chunk. Each row of 3 blocks is dealt out a chunk per owner
+ * in turn; the member at position 0 starts each row at owner 1, the one
+ * at position 2 at owner 0.
  */
 static void gsync_sched_walk(struct kunit *test)
 {
 	static const u16 members[] = { 0, 1, 2 };
 	/* Place w -> chunk (13 and up: none) for position 0. */
-	static const u32 want[18] = { 2, 3, 4, 5, 0, 1, 8, 9, 10, 11, 6, 7,
-				      13, 13, 13, 13, 12, 13 };
+	static const u32 want[18] = { 2, 4, 0, 3, 5, 1, 8, 10, 6, 9, 11, 7,
+				      13, 13, 12, 13, 13, 13 };
 	struct gsync_sclique q = {
 		.pattern = GSYNC_PAT_RS_MULTICAST,
 		.nmembers = 3,
@@ -743,6 +743,17 @@ static void gsync_sched_walk(struct kunit *test)
 			KUNIT_EXPECT_FALSE(test, test_bit(c, seen));
 			__set_bit(c, seen);
 		}
+		/* Sent: exactly what the walk has passed. */
+		op->step[0].tx_walk = w + 1;
+		if (c < 13)
+			KUNIT_EXPECT_TRUE_MSG(test, gsync_walk_sent(op, 0, c),
+					      "place %u", w);
+		if (w + 1 < 18 && want[w + 1] < 13)
+			KUNIT_EXPECT_FALSE_MSG(test,
+				gsync_walk_sent(op, 0, want[w + 1]),
+				"place %u", w + 1);
+		/* A place with nothing to send is left for the next one. */
+		KUNIT_EXPECT_EQ(test, gsync_walk_skip(op, 0, w), w + 1);
 	}
 	KUNIT_EXPECT_EQ(test, bitmap_weight(seen, 13), 13);
 
@@ -754,33 +765,74 @@ static void gsync_sched_walk(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 8));
 	op->step[0].tx_walk = 9;
 	KUNIT_EXPECT_TRUE(test, gsync_walk_sent(op, 0, 10));
+	KUNIT_EXPECT_TRUE(test, gsync_walk_sent(op, 0, 6));
 	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 11));
-	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 6));
+	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 7));
 	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 0, 12));
 	op->step[0].tx_done = true;
 	KUNIT_EXPECT_TRUE(test, gsync_walk_sent(op, 0, 12));
 
-	/* The results step, and the last position, walk in order. */
+	/* The results step walks in order and skips a whole block. */
 	KUNIT_EXPECT_EQ(test, gsync_walk_len(op, 1), 13);
 	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 1, 4), 4);
+	KUNIT_EXPECT_EQ(test, gsync_walk_skip(op, 1, 4), 6);
+	KUNIT_EXPECT_EQ(test, gsync_walk_skip(op, 1, 5), 6);
 	op->step[1].tx_walk = 5;
 	KUNIT_EXPECT_TRUE(test, gsync_walk_sent(op, 1, 4));
 	KUNIT_EXPECT_FALSE(test, gsync_walk_sent(op, 1, 5));
+	/* Position 2 starts each row at owner 0, position 1 at owner 2. */
 	op->step[0].pos = 2;
 	op->step[0].tx_done = false;
-	KUNIT_EXPECT_EQ(test, gsync_walk_len(op, 0), 13);
-	for (w = 0; w < 13; w++)
-		KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, w), w);
-	/* Position 1 starts at owner 2: block 2, then 0, then its own. */
+	KUNIT_EXPECT_EQ(test, gsync_walk_len(op, 0), 18);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 1), 2);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 3), 1);
 	op->step[0].pos = 1;
 	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 0), 4);
-	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 2), 0);
-	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 4), 2);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 1), 0);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 2), 2);
+	KUNIT_EXPECT_EQ(test, gsync_walk_chunk(op, 0, 3), 5);
+}
+
+/*
+ * What a packet costs the sender's bucket: in a reduce-scatter clique of
+ * 9, k/(2(k-1)) = 9/16 of its length per download it lands on, so that a
+ * mix of 8 blocks to owners and one result to 8 costs what it sends;
+ * elsewhere, and with results by unicast, its length.
+ */
+static void gsync_sched_cost(struct kunit *test)
+{
+	struct gsync_sclique q = {
+		.pattern = GSYNC_PAT_RS_MULTICAST,
+		.nmembers = 9,
+	};
+	u32 mix;
+
+	KUNIT_EXPECT_EQ(test, gsync_route_cost(&q, 1, 1600), 900);
+	KUNIT_EXPECT_EQ(test, gsync_route_cost(&q, 8, 1600), 7200);
+	mix = 8 * gsync_route_cost(&q, 1, 1600) + gsync_route_cost(&q, 8, 1600);
+	KUNIT_EXPECT_EQ(test, mix, 9 * 1600);
+	/* The largest: 256 members, a result to 255 of them. */
+	q.nmembers = 256;
+	KUNIT_EXPECT_EQ(test, gsync_route_cost(&q, 255, 65600), 65600 * 128);
+	KUNIT_EXPECT_EQ(test, gsync_route_cost(&q, 0, 1600), 1600);
+	q.nmembers = 2;
+	KUNIT_EXPECT_EQ(test, gsync_route_cost(&q, 1, 1600), 1600);
+	q.nmembers = 9;
+	q.unicast = true;
+	KUNIT_EXPECT_EQ(test, gsync_route_cost(&q, 1, 1600), 1600);
+	q.unicast = false;
+	q.pattern = GSYNC_PAT_MULTICAST;
+	KUNIT_EXPECT_EQ(test, gsync_route_cost(&q, 8, 1600), 1600);
+	q.pattern = GSYNC_PAT_AGGREGATOR;
+	KUNIT_EXPECT_EQ(test, gsync_route_cost(&q, 8, 1600), 1600);
+	KUNIT_EXPECT_EQ(test, gsync_route_cost(NULL, 1, 1600), 1600);
 }
 
 static struct kunit_case gsync_sched_op_cases[] = {
 	KUNIT_CASE(gsync_sched_op_grid),
 	KUNIT_CASE(gsync_sched_walk),
+	KUNIT_CASE(gsync_sched_cost),
 	KUNIT_CASE(gsync_sched_op_aggregator),
 	KUNIT_CASE(gsync_sched_op_member),
 	KUNIT_CASE(gsync_sched_op_default),

@@ -66,11 +66,17 @@
  * unicast group the flag has no effect.
  *
  * Rates: rate_kbit paces what each member of the clique sends in its
- * round (both steps, repairs and all, headers included), in 1000 bit/s.
- * A group's pacing_rate (GSYNC_JOIN, GSYNC_PACING_RATE), when set, caps
- * it; with both 0 the member sends as fast as its socket takes packets.
- * gsync-sched export sets it from the topology's access rates, so that a
- * schedule the optimizer made needs no hand-set pacing.
+ * round (both steps, repairs and all, headers included), in 1000 bit/s,
+ * averaged over the round. A group's pacing_rate (GSYNC_JOIN,
+ * GSYNC_PACING_RATE), when set, caps it; otherwise the member's adaptive
+ * rate runs under it as a cap, and with both 0 the adaptive rate alone
+ * paces. In an RS_MULTICAST clique of k members a packet is paced by the
+ * downloads it lands on: k/(2(k-1)) of its length per member that
+ * receives it, so that blocks to their owners alone go at 2(k-1)/k of
+ * rate_kbit and results alone at 2/k of it, and the mix a round sends
+ * averages to rate_kbit. gsync-sched export sets it from the topology's
+ * access rates, so that a schedule the optimizer made needs no hand-set
+ * pacing.
  *
  * Replacing a schedule: a loaded schedule applies to operations submitted
  * from start_seq on (0: the next one); operations already submitted keep

@@ -135,8 +135,12 @@ static double min_rate(double a, double b)
  *   multicast      send M once, receive (k-1) M: r <= U, (k-1) r <= D
  *   unicast        send (k-1) M, receive (k-1) M: r <= U, r <= D
  *   rs_multicast   send M ((k-1)/k to owners, 1/k multicast), receive
- *                  2 (k-1)/k M: r <= U, 2 (k-1)/k r <= D; results by
- *                  unicast: send and receive 2 (k-1)/k M: r <= U, D
+ *                  2 (k-1)/k M: r <= U, 2 (k-1)/k r <= D; the kernel
+ *                  paces a packet by the downloads it lands on, so a
+ *                  member sending blocks to owners alone (no result yet)
+ *                  sends at 2 (k-1)/k r: also 2 (k-1)/k r <= U; results
+ *                  by unicast: send and receive 2 (k-1)/k M, paced by
+ *                  bytes: r <= U, D
  *   aggregator     the k-1 others send M to the aggregator at once:
  *                  r <= U, (k-1) r <= D of the aggregator, r <= D of
  *                  the others (its results come at r)
@@ -159,7 +163,8 @@ uint32_t gs_export_rate_kbit(const gs_topo *t, const gs_rankmap *rm,
 		r = min_rate(up, down / (n - 1));
 		break;
 	case GSYNC_PAT_RS_MULTICAST:
-		r = min_rate(up, k->flags & GSYNC_SCF_UNICAST ? down : down * n / (2 * (n - 1)));
+		r = k->flags & GSYNC_SCF_UNICAST ? min_rate(up, down) :
+			min_rate(up, down) * n / (2 * (n - 1));
 		break;
 	case GSYNC_PAT_AGGREGATOR:
 		r = min_rate(min_rate(up, down), agg_down / (n - 1));

@@ -333,12 +333,20 @@ static void kernel_block(void)
 /* each clique's rate_kbit from the members' access rates, per pattern */
 static void rates(const gs_topo *nine)
 {
-	static const struct { const char *pat; double in0; int no_rates; uint32_t want; const char *what; } c[] = {
-		{ "rs_multicast", 0.05, 0, 25312, "rs_multicast of 9 at 50 Mb/s: 9/16 of the ingress, x 0.9" },
-		{ "multicast", 0.05, 0, 5625, "multicast of 9 at 50 Mb/s: an eighth of the ingress, x 0.9" },
-		{ "unicast", 0.02, 0, 18000, "unicast: the slowest ingress (20 Mb/s at AMS) bounds every member" },
-		{ "multicast", 0.05, 1, 0, "--no-rates: 0, the group's pacing alone" },
-		{ "unicast", 0, 0, 0, "unlimited links everywhere: 0, the adaptive rate" },
+	static const struct {
+		const char *pat;
+		double in0, eg0;
+		int no_rates;
+		uint32_t want;
+		const char *what;
+	} c[] = {
+		{ "rs_multicast", 0.05, 0.05, 0, 25312, "rs_multicast of 9 at 50 Mb/s: 9/16 of the ingress, x 0.9" },
+		{ "rs_multicast", 0.05, 0.02, 0, 10125,
+		  "rs_multicast, AMS egress 20 Mb/s: 9/16 of it (blocks to owners alone go at 16/9 the rate)" },
+		{ "multicast", 0.05, 0.05, 0, 5625, "multicast of 9 at 50 Mb/s: an eighth of the ingress, x 0.9" },
+		{ "unicast", 0.02, 0.05, 0, 18000, "unicast: the slowest ingress (20 Mb/s at AMS) bounds every member" },
+		{ "multicast", 0.05, 0.05, 1, 0, "--no-rates: 0, the group's pacing alone" },
+		{ "unicast", 0, 0, 0, 0, "unlimited links everywhere: 0, the adaptive rate" },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		gs_topo t;
@@ -350,6 +358,7 @@ static void rates(const gs_topo *nine)
 		for (int n = 0; n < t.n_islands; n++)
 			t.nodes[n].egress_gbps = t.nodes[n].ingress_gbps = c[i].in0 ? 0.05 : 0;
 		t.nodes[0].ingress_gbps = c[i].in0;
+		t.nodes[0].egress_gbps = c[i].eg0;
 		snprintf(json, sizeof(json), ONE9("%s", ""), c[i].pat);
 		int rc = ex(&t, json, &o, &x, &e);
 		ok(!rc && x.ncl == 1 && x.cl[0].rate_kbit == c[i].want, "rate: %s (got %u) %s", c[i].what,
