@@ -84,6 +84,7 @@ bench:
 	@$(MAKE) --no-print-directory -C tests/bench/reduce run
 	@tests/bench/offload/run
 	@tests/bench/gsync-bench
+	@tests/bench/loss-bench
 	@tests/bench/python-sync
 
 # This tree's WAN all-reduce against an earlier commit's, in one VM boot.
