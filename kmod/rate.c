@@ -21,7 +21,8 @@
  * seen to its host (by any group of the user in the namespace, within
  * GSYNC_CC_MIN_RTT_NS) by GSYNC_CC_QDELAY_US and a quarter (a queue
  * standing: a deep buffer delays everything long before it drops; a
- * burst that drains within the round is not one),
+ * burst that drains within the round is not one; in the first slow start
+ * one round trip over is enough),
  * the rate drops (by 30% for a loss, by 15% for a queue, which less
  * drains) and the next round is not judged (its reports still describe
  * packets sent before the drop). A round without either in which the rate
@@ -274,6 +275,13 @@ static void gsync_rate_rtt_sample(struct gsync_group *g, unsigned int r,
 	spin_unlock(&gn->rtt_lock);
 	p->min_rtt_us = base;
 	p->round_min_us = p->round_min_us ? min(p->round_min_us, rtt) : rtt;
+	/*
+	 * Doubling every round, the first slow start fills a queue faster
+	 * than a round can show it standing: leave it at the first sample
+	 * over, as TCP's HyStart leaves on a delay increase.
+	 */
+	if (!g->cc.ssthresh && gsync_rate_standing(rtt, base))
+		g->cc.queued = true;
 }
 
 /*
