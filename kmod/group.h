@@ -70,9 +70,13 @@ struct gsync_contrib {
 	unsigned long next_probe;	/* jiffies: no probe before this */
 	unsigned long nack_sent_at;	/* jiffies of our last NACK to it */
 	u32 highest;			/* highest chunk index + 1 received */
+	u32 nacked_hi;			/* gaps below were asked for */
 	bool sender_done;		/* it POLLed: every chunk was sent */
 	u8 nack_backoff;
-	/* highest at the last two rate ticks: holes below are losses */
+	/*
+	 * highest at the last two rate (and repair) ticks: holes below are
+	 * losses, counted by rate.c and asked for by repair.c
+	 */
 	u32 rate_h1;
 	u32 rate_h2;
 };

@@ -8,8 +8,8 @@
  * it belongs to (sender and step of the operation's schedule); packets for an operation we have not submitted yet go to
  * a bounded stash and are replayed by gsync_rx_replay_stash().
  *
- * Locking: everything runs under gsync_group.lock (spin_lock in softirq,
- * spin_lock_bh from the replay in process context). The group pointer is
+ * Locking: everything runs under gsync_group.lock (spin_lock in softirq;
+ * the replay runs in the submitting sendmsg()'s hold of it, with BHs off). The group pointer is
  * the UDP socket's sk_user_data, read under RCU (the UDP receive path
  * holds rcu_read_lock); release clears it and waits for RCU first.
  */
@@ -599,20 +599,23 @@ int gsync_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 }
 
 /*
- * After our sendmsg() for seq: handle the packets that arrived for it
- * early, and forget stashed packets of operations now behind us. Process
- * context.
+ * Our sendmsg() for seq has just submitted it: handle the packets that
+ * arrived for it early, and forget stashed packets of operations now
+ * behind us. In the same hold of the lock as the submission: a packet for
+ * seq that arrived in between would otherwise be handled before the
+ * stashed ones it followed (a POLL before the DATA it follows, asking for
+ * all of it again). The packets to free are moved to done: free them
+ * once the lock is released.
  */
-void gsync_rx_replay_stash(struct gsync_group *g, u64 seq)
+void gsync_rx_replay_stash(struct gsync_group *g, u64 seq,
+			   struct sk_buff_head *done)
 {
-	struct sk_buff_head done;
 	struct sk_buff *skb, *tmp;
 	struct gsync_wire_hdr h;
 	unsigned int pass;
 	u64 s;
 
-	__skb_queue_head_init(&done);
-	spin_lock_bh(&g->lock);
+	lockdep_assert_held(&g->lock);
 	g->replaying = true;
 	/*
 	 * ABORTs first: an operation a peer failed before we submitted it
@@ -630,10 +633,8 @@ void gsync_rx_replay_stash(struct gsync_group *g, u64 seq)
 			__skb_unlink(skb, &g->stash);
 			g->stash_bytes -= skb->truesize;
 			if (s < seq || !gsync_rx_locked(g, skb))
-				__skb_queue_tail(&done, skb);
+				__skb_queue_tail(done, skb);
 		}
 	}
 	g->replaying = false;
-	spin_unlock_bh(&g->lock);
-	__skb_queue_purge(&done);
 }

@@ -6,6 +6,7 @@
 #include "group.h"
 
 int gsync_udp_encap_rcv(struct sock *usk, struct sk_buff *skb);
-void gsync_rx_replay_stash(struct gsync_group *g, u64 seq);
+void gsync_rx_replay_stash(struct gsync_group *g, u64 seq,
+			   struct sk_buff_head *done);
 
 #endif /* GSYNC_RECEIVE_H */

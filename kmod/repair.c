@@ -2,8 +2,10 @@
 /*
  * Loss repair and timeouts, per stream (a sender's packets in one step of
  * an operation). Receivers ask for what they lack with NACKs (selective
- * repeat: ranges of missing chunks) when a stream has stalled for a repair
- * interval, or when its sender POLLs after finishing the step. A sender
+ * repeat: ranges of missing chunks) that chunks sent after them have
+ * passed a repair interval ago (so while the stream still flows), when a
+ * stream has stalled for a repair interval, and when its sender POLLs
+ * after finishing the step (gsync_nack_span()). A sender
  * silent towards us for a quarter of op_timeout_ms is probed: asked for
  * the gaps and the rest of each of its streams we lack, on a timer of its
  * own; one with nothing of that to resend (it still waits in an earlier
@@ -36,21 +38,21 @@
 #define GSYNC_MAX_BACKOFF	4	/* intervals grow up to 16x */
 
 /*
- * Ranges of clear bits in have[0..nchunks), at most max of them. Returns
+ * Ranges of clear bits in have[from..to), at most max of them. Returns
  * how many were written. Pure; KUnit tests it.
  */
-unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
+unsigned int gsync_nack_ranges(const unsigned long *have, u32 from, u32 to,
 			       struct gsync_wire_range *out,
 			       unsigned int max)
 {
 	unsigned int n = 0;
-	u32 start = 0, end;
+	u32 start = from, end;
 
 	while (n < max) {
-		start = find_next_zero_bit(have, nchunks, start);
-		if (start >= nchunks)
+		start = find_next_zero_bit(have, to, start);
+		if (start >= to)
 			break;
-		end = find_next_bit(have, nchunks, start);
+		end = find_next_bit(have, to, start);
 		out[n].first = cpu_to_be32(start);
 		out[n].count = cpu_to_be32(end - start);
 		n++;
@@ -59,6 +61,34 @@ unsigned int gsync_nack_ranges(const unsigned long *have, u32 nchunks,
 	return n;
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_nack_ranges);
+
+/*
+ * Which chunks of a stream of nchunks to look for gaps in now: [*from,
+ * *to). A gap is a loss once chunks sent after it have arrived for a
+ * while, longer than packets are reordered: below everything once the
+ * sender has POLLed (sender_done), below the highest chunk seen once the
+ * stream has stalled for a repair interval, and while it flows, below
+ * aged, the highest chunk seen a repair interval ago. So repair runs
+ * alongside the stream instead of after it. Gaps below asked were asked
+ * for already: while the NACK hold-off runs (held), only gaps above it
+ * are asked for; after it, all are again. Returns false for nothing to
+ * look at. Pure; KUnit tests it.
+ */
+bool gsync_nack_span(u32 nchunks, u32 highest, u32 aged, u32 asked,
+		     bool sender_done, bool stalled, bool held,
+		     u32 *from, u32 *to)
+{
+	if (sender_done)
+		*to = nchunks;
+	else if (stalled)
+		*to = highest;
+	else
+		*to = aged;
+	*to = min(*to, nchunks);
+	*from = held ? min(asked, *to) : 0;
+	return *from < *to;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_nack_span);
 
 /*
  * How long a peer we wait for may be silent towards us before we probe it
@@ -88,7 +118,9 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 		struct gsync_wire_range ranges[GSYNC_WIRE_MAX_RANGES];
 	} *p;
 	unsigned long holdoff, now = jiffies;
+	bool held, stalled;
 	unsigned int nr;
+	u32 from = 0, to = 0;
 
 	if (c->complete || !c->expects)
 		return;
@@ -99,22 +131,34 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 	 */
 	if (probe && c->next_probe && time_before(now, c->next_probe))
 		probe = false;
+	held = !probe && time_before(now, c->next_nack);
 	/* A stream not begun is asked for by a probe, or after its POLL. */
-	if (!probe && (time_before(now, c->next_nack) ||
-		       (!c->nchunks && !c->sender_done)))
+	if (!probe && !c->nchunks && (!c->sender_done || held))
 		return;
+	if (c->nchunks) {
+		stalled = !time_before(now, c->last_rx +
+				       msecs_to_jiffies(g->cfg.repair_ms));
+		if (probe) {
+			to = c->sender_done ? c->nchunks : c->highest;
+		} else if (!gsync_nack_span(c->nchunks, c->highest, c->rate_h1,
+					    c->nacked_hi, c->sender_done,
+					    stalled, held, &from, &to)) {
+			return;
+		}
+	}
 	p = kzalloc(sizeof(*p), GFP_ATOMIC);
 	if (!p)
 		return;
 	nr = 0;
 	if (c->nchunks) {
-		/*
-		 * Gaps below the highest chunk seen are losses; beyond it the
-		 * sender may still be sending, unless it said it is done.
-		 */
-		nr = gsync_nack_ranges(c->have, c->sender_done ? c->nchunks :
-				       c->highest, p->ranges,
+		nr = gsync_nack_ranges(c->have, from, to, p->ranges,
 				       GSYNC_WIRE_MAX_RANGES);
+		/* Gaps past a full packet were not asked for. */
+		if (nr == GSYNC_WIRE_MAX_RANGES)
+			to = be32_to_cpu(p->ranges[nr - 1].first) +
+			     be32_to_cpu(p->ranges[nr - 1].count);
+		if (!probe)
+			c->nacked_hi = max(c->nacked_hi, to);
 	}
 	if (!c->nchunks || (probe && !c->sender_done &&
 			    nr < GSYNC_WIRE_MAX_RANGES)) {
@@ -123,15 +167,22 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 		p->ranges[nr].count = cpu_to_be32(GSYNC_WIRE_RANGE_ALL);
 		nr++;
 	}
+	if (!nr) {
+		kfree(p);
+		return;
+	}
 	p->n.target_rank = cpu_to_be16(c->rank);
 	p->n.nranges = cpu_to_be16(nr);
-	if (nr && !gsync_ctrl_queue(g, c->rank, GSYNC_PKT_NACK, op, s, p,
-				    sizeof(p->n) + nr * sizeof(p->ranges[0]))) {
+	if (!gsync_ctrl_queue(g, c->rank, GSYNC_PKT_NACK, op, s, p,
+			      sizeof(p->n) + nr * sizeof(p->ranges[0]))) {
 		g->stats.nacks_sent++;
 		trace_gsync_nack_send(g, op, s, c->rank, p->ranges, NULL, 0,
 				      nr);
-		/* A probe is mostly answered by a STATUS: no RTT sample. */
-		if (!probe)
+		/*
+		 * A probe is mostly answered by a STATUS: no RTT sample. A
+		 * NACK of new gaps only keeps the sample of the one before.
+		 */
+		if (!probe && (!held || !c->nack_sent_at))
 			c->nack_sent_at = now ? now : 1;
 	}
 	kfree(p);
@@ -145,6 +196,8 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 		c->next_probe = now + max(1UL, gsync_probe_after(g) / 2);
 		return;
 	}
+	if (held)
+		return;
 	/* Give a repair time to arrive: a round trip, at least repair_ms. */
 	holdoff = max_t(unsigned long, msecs_to_jiffies(g->cfg.repair_ms),
 			2 * g->srtt[c->rank]);
@@ -234,12 +287,14 @@ static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 			if (!c->expects || c->complete)
 				continue;
 			/*
-			 * Nothing (more) from it: it may not have reached this
-			 * step or block yet (an owner waits for its block), or
-			 * the next chunks are on the way. Its POLL, repeated
-			 * until we acknowledge, says when it is done; a NACK
-			 * for chunks not sent yet would only make it resend
-			 * what is in flight. A peer silent towards us (nothing
+			 * Gaps that later chunks passed an interval ago are
+			 * asked for (gsync_nack_span()). Beyond the highest
+			 * chunk seen, nothing: the sender may not have reached
+			 * this step or block yet (an owner waits for its
+			 * block), or the next chunks are on the way. Its POLL,
+			 * repeated until we acknowledge, says when it is done;
+			 * a NACK for chunks not sent yet would only make it
+			 * resend what is in flight. A peer silent towards us (nothing
 			 * at all, for any step) for a quarter of the timeout is
 			 * probed: it resends, answers with a STATUS if it has
 			 * not sent any of it yet, or with an ABORT if it let
@@ -248,8 +303,7 @@ static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 			probe = !time_before(now, gsync_peer_heard(g, op,
 								   c->rank) +
 					     gsync_probe_after(g));
-			if (!probe && (!c->nchunks ||
-				       time_before(now, c->last_rx + interval)))
+			if (!probe && !c->nchunks)
 				continue;
 			gsync_send_nack(g, op, s, c, probe);
 		}

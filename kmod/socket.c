@@ -297,6 +297,7 @@ static int gsync_wait(struct sock *sk, struct gsync_group *g, long *timeo,
 static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
+	struct sk_buff_head stale;
 	struct gsync_sched *sched;
 	struct gsync_group *g;
 	struct gsync_op_desc d;
@@ -306,6 +307,7 @@ static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	u64 budget;
 	int err;
 
+	__skb_queue_head_init(&stale);
 	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR))
 		return -EOPNOTSUPP;
 	if (msg->msg_name)
@@ -380,12 +382,13 @@ static int gsync_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		g->stats.sched_ops++;
 	trace_gsync_op_submit(g, op);
 	gsync_op_start(g, op);
+	gsync_rx_replay_stash(g, d.seq, &stale);
 	gsync_tx_kick(g);
 	/* Other submitters of this seq waiting for the window: it is taken. */
 	gsync_group_wake_writer(g);
 	spin_unlock_bh(&g->lock);
+	__skb_queue_purge(&stale);
 
-	gsync_rx_replay_stash(g, d.seq);
 	err = len;
 	goto out;
 out_sched:

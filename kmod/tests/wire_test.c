@@ -254,19 +254,19 @@ static void gsync_nack_ranges_cases(struct kunit *test)
 	unsigned int n;
 
 	bitmap_zero(have, 100);
-	n = gsync_nack_ranges(have, 100, out, 4);
+	n = gsync_nack_ranges(have, 0, 100, out, 4);
 	KUNIT_ASSERT_EQ(test, n, 1);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(out[0].first), 0);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(out[0].count), 100);
 
 	bitmap_fill(have, 100);
-	KUNIT_EXPECT_EQ(test, gsync_nack_ranges(have, 100, out, 4), 0);
+	KUNIT_EXPECT_EQ(test, gsync_nack_ranges(have, 0, 100, out, 4), 0);
 
 	/* Missing: 3, 10..19, 99 (the last chunk). */
 	__clear_bit(3, have);
 	bitmap_clear(have, 10, 10);
 	__clear_bit(99, have);
-	n = gsync_nack_ranges(have, 100, out, 4);
+	n = gsync_nack_ranges(have, 0, 100, out, 4);
 	KUNIT_ASSERT_EQ(test, n, 3);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(out[0].first), 3);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(out[0].count), 1);
@@ -279,9 +279,66 @@ static void gsync_nack_ranges_cases(struct kunit *test)
 	bitmap_fill(have, 100);
 	for (n = 0; n < 100; n += 2)
 		__clear_bit(n, have);
-	n = gsync_nack_ranges(have, 100, out, 4);
+	n = gsync_nack_ranges(have, 0, 100, out, 4);
 	KUNIT_ASSERT_EQ(test, n, 4);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(out[3].first), 6);
+
+	/* A window: gaps from 'from' up to (not including) 'to'. */
+	n = gsync_nack_ranges(have, 9, 15, out, 4);
+	KUNIT_ASSERT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(out[0].first), 10);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(out[2].first), 14);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(out[2].count), 1);
+	KUNIT_EXPECT_EQ(test, gsync_nack_ranges(have, 11, 12, out, 4), 0);
+	KUNIT_EXPECT_EQ(test, gsync_nack_ranges(have, 50, 50, out, 4), 0);
+}
+
+/*
+ * Which gaps a receiver asks for: while a stream flows, those that chunks
+ * sent after them passed a repair interval ago (aged), not the ones just
+ * passed (up to highest), which may be reordered; during the hold-off only
+ * those not asked for yet.
+ */
+static void gsync_nack_span_cases(struct kunit *test)
+{
+	u32 from, to;
+
+	/* Flowing: up to aged, whatever was seen since. */
+	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 60, 40, 0, false, false,
+						false, &from, &to));
+	KUNIT_EXPECT_EQ(test, from, 0);
+	KUNIT_EXPECT_EQ(test, to, 40);
+	/* Nothing aged yet (first interval of the stream): nothing. */
+	KUNIT_EXPECT_FALSE(test, gsync_nack_span(100, 60, 0, 0, false, false,
+						 false, &from, &to));
+	/* Held off: only what was not asked for, all of it after. */
+	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 80, 60, 40, false, false,
+						true, &from, &to));
+	KUNIT_EXPECT_EQ(test, from, 40);
+	KUNIT_EXPECT_EQ(test, to, 60);
+	KUNIT_EXPECT_FALSE(test, gsync_nack_span(100, 80, 60, 60, false, false,
+						 true, &from, &to));
+	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 80, 60, 60, false, false,
+						false, &from, &to));
+	KUNIT_EXPECT_EQ(test, from, 0);
+	KUNIT_EXPECT_EQ(test, to, 60);
+	/* Stalled for an interval: up to the highest seen. */
+	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 80, 60, 60, false, true,
+						true, &from, &to));
+	KUNIT_EXPECT_EQ(test, from, 60);
+	KUNIT_EXPECT_EQ(test, to, 80);
+	/* The sender POLLed: up to the end, even past a stale highest. */
+	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 80, 60, 60, true, false,
+						true, &from, &to));
+	KUNIT_EXPECT_EQ(test, from, 60);
+	KUNIT_EXPECT_EQ(test, to, 100);
+	/* Never past the stream, whatever the marks say. */
+	KUNIT_EXPECT_FALSE(test, gsync_nack_span(100, 120, 110, 150, false,
+						 true, true, &from, &to));
+	KUNIT_EXPECT_EQ(test, to, 100);
+	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 120, 110, 0, false, false,
+						false, &from, &to));
+	KUNIT_EXPECT_EQ(test, to, 100);
 }
 
 static struct kunit_case gsync_wire_cases[] = {
@@ -292,6 +349,7 @@ static struct kunit_case gsync_wire_cases[] = {
 	KUNIT_CASE(gsync_wire_control),
 	KUNIT_CASE(gsync_wire_random),
 	KUNIT_CASE(gsync_nack_ranges_cases),
+	KUNIT_CASE(gsync_nack_span_cases),
 	{}
 };
 
