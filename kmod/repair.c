@@ -117,7 +117,7 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 		struct gsync_wire_nack n;
 		struct gsync_wire_range ranges[GSYNC_WIRE_MAX_RANGES];
 	} *p;
-	unsigned long holdoff, now = jiffies;
+	unsigned long holdoff, asked_at, now = jiffies;
 	bool held, stalled;
 	unsigned int nr;
 	u32 from = 0, to = 0;
@@ -173,6 +173,7 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 	}
 	p->n.target_rank = cpu_to_be16(c->rank);
 	p->n.nranges = cpu_to_be16(nr);
+	asked_at = c->nack_sent_at;
 	if (!gsync_ctrl_queue(g, c->rank, GSYNC_PKT_NACK, op, s, p,
 			      sizeof(p->n) + nr * sizeof(p->ranges[0]))) {
 		g->stats.nacks_sent++;
@@ -198,6 +199,15 @@ void gsync_send_nack(struct gsync_group *g, struct gsync_op *op,
 	}
 	if (held)
 		return;
+	/*
+	 * No repair came for the last NACK, but the peer was heard since: it
+	 * is alive and its packets reach us, so the NACK or the repair was
+	 * lost (at 10% loss, one in five round trips), not the peer slow to
+	 * answer. Ask again after one hold-off; back off only from a peer
+	 * gone silent.
+	 */
+	if (asked_at && time_after(g->heard[c->rank], asked_at))
+		c->nack_backoff = 0;
 	/* Give a repair time to arrive: a round trip, at least repair_ms. */
 	holdoff = max_t(unsigned long, msecs_to_jiffies(g->cfg.repair_ms),
 			2 * g->srtt[c->rank]);

@@ -3,7 +3,8 @@
 # one operation is submitted, then completed, with its seq, size and
 # status; a schedule switch comes between the operations it separates;
 # under loss the NACK, retransmit and drop events of a group agree one for
-# one with the counters of /proc/net/gsync_stats; a dtype mismatch ends
+# one with the counters of /proc/net/gsync_stats, and repairs begin while
+# a long stream still flows; a dtype mismatch ends
 # with status -EPROTO; an offloaded reduction is dispatched to the agent
 # and completed by it, or falls back to the CPU when the agent fails it;
 # perf record -e 'gsync:*' records the same operation events.
@@ -200,6 +201,42 @@ for id in $(gs_ids); do
 done
 gs_ok "loss was repaired: NACKs ($nacks) and retransmissions ($rtx) were traced" \
 	test "$nacks" -gt 0 -a "$rtx" -gt 0
+
+# ---- repair runs alongside the stream -----------------------------------------
+# A gap that later chunks passed a repair interval ago is lost: it is asked
+# for, and resent, while the stream still flows, not only after the
+# sender's POLL. The ranks each send 1 MB paced at 500 kB/s (2 s) under 2%
+# loss, with a repair interval of 100 ms (no stall of the guest passes for
+# one); the first retransmission must come long before either rank
+# completes. Asked for after the POLL, it would come a round trip before.
+g5=29705
+gs_impair delay 2ms loss 2%
+trace_start
+gs_group "$tmp/flow" "$nranks islands, 2% loss, a 2 s stream each" --group $g5 \
+	--members "$(gs_members 4 7420)" --mcast 239.77.40.9:7422 \
+	--dtypes fp32 --ops sum --sizes 250000 --rate 500000 --repair-ms 100 \
+	--timeout-ms 30000
+echo 0 > "$I/tracing_on"
+gs_impair delay 0ms
+# Milliseconds from group G's first gsync_retransmit to its first
+# gsync_op_complete (trace timestamps, global clock); -1 if either is
+# missing.
+lead=$(awk -v g="group=$(hex $g5)" '
+	{
+		for (i = 1; i < NF - 1; i++)
+			if ($(i + 1) ~ /^gsync_[a-z_]*:$/ && $(i + 2) == g)
+				break
+		if (i >= NF - 1)
+			next
+		ts = $i
+		sub(/:$/, "", ts)
+	}
+	$(i + 1) == "gsync_retransmit:" && rtx == "" { rtx = ts }
+	$(i + 1) == "gsync_op_complete:" && done == "" { done = ts }
+	END { if (rtx != "" && done != "") printf "%d", (done - rtx) * 1000; else print -1 }' \
+	"$I/trace")
+gs_ok "repairs began while the streams flowed: ${lead} ms before the first completion (>= 1000)" \
+	test "$lead" -ge 1000
 
 # ---- a failed operation ends with its errno ---------------------------------
 g4=29700
