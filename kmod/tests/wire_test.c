@@ -301,44 +301,44 @@ static void gsync_nack_ranges_cases(struct kunit *test)
  */
 static void gsync_nack_span_cases(struct kunit *test)
 {
+	static const struct {
+		u32 highest, aged, asked;
+		bool done, stalled, held, ask;
+		u32 from, to;
+	} cases[] = {
+		/* Flowing: up to aged, whatever was seen since. */
+		{ 60, 40, 0, false, false, false, true, 0, 40 },
+		/* Nothing aged yet (first interval of the stream): nothing. */
+		{ 60, 0, 0, false, false, false, false, 0, 0 },
+		/* Held off: only what was not asked for, all of it after. */
+		{ 80, 60, 40, false, false, true, true, 40, 60 },
+		{ 80, 60, 60, false, false, true, false, 60, 60 },
+		{ 80, 60, 60, false, false, false, true, 0, 60 },
+		/* Stalled for an interval: up to the highest seen. */
+		{ 80, 60, 60, false, true, true, true, 60, 80 },
+		/* The sender POLLed: up to the end, past a stale highest. */
+		{ 80, 60, 60, true, false, true, true, 60, 100 },
+		/* Never past the stream, whatever the marks say. */
+		{ 120, 110, 150, false, true, true, false, 100, 100 },
+		{ 120, 110, 0, false, false, false, true, 0, 100 },
+	};
+	unsigned int i;
 	u32 from, to;
 
-	/* Flowing: up to aged, whatever was seen since. */
-	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 60, 40, 0, false, false,
-						false, &from, &to));
-	KUNIT_EXPECT_EQ(test, from, 0);
-	KUNIT_EXPECT_EQ(test, to, 40);
-	/* Nothing aged yet (first interval of the stream): nothing. */
-	KUNIT_EXPECT_FALSE(test, gsync_nack_span(100, 60, 0, 0, false, false,
-						 false, &from, &to));
-	/* Held off: only what was not asked for, all of it after. */
-	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 80, 60, 40, false, false,
-						true, &from, &to));
-	KUNIT_EXPECT_EQ(test, from, 40);
-	KUNIT_EXPECT_EQ(test, to, 60);
-	KUNIT_EXPECT_FALSE(test, gsync_nack_span(100, 80, 60, 60, false, false,
-						 true, &from, &to));
-	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 80, 60, 60, false, false,
-						false, &from, &to));
-	KUNIT_EXPECT_EQ(test, from, 0);
-	KUNIT_EXPECT_EQ(test, to, 60);
-	/* Stalled for an interval: up to the highest seen. */
-	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 80, 60, 60, false, true,
-						true, &from, &to));
-	KUNIT_EXPECT_EQ(test, from, 60);
-	KUNIT_EXPECT_EQ(test, to, 80);
-	/* The sender POLLed: up to the end, even past a stale highest. */
-	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 80, 60, 60, true, false,
-						true, &from, &to));
-	KUNIT_EXPECT_EQ(test, from, 60);
-	KUNIT_EXPECT_EQ(test, to, 100);
-	/* Never past the stream, whatever the marks say. */
-	KUNIT_EXPECT_FALSE(test, gsync_nack_span(100, 120, 110, 150, false,
-						 true, true, &from, &to));
-	KUNIT_EXPECT_EQ(test, to, 100);
-	KUNIT_ASSERT_TRUE(test, gsync_nack_span(100, 120, 110, 0, false, false,
-						false, &from, &to));
-	KUNIT_EXPECT_EQ(test, to, 100);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, gsync_nack_span(100, cases[i].highest,
+							  cases[i].aged,
+							  cases[i].asked,
+							  cases[i].done,
+							  cases[i].stalled,
+							  cases[i].held,
+							  &from, &to),
+				    cases[i].ask, "case %u", i);
+		if (!cases[i].ask && !cases[i].from && !cases[i].to)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, from, cases[i].from, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, to, cases[i].to, "case %u", i);
+	}
 }
 
 static struct kunit_case gsync_wire_cases[] = {
