@@ -340,6 +340,11 @@ def main():
     run.add_argument("--check-at-end", action="store_true",
                      help="check results after the last operation, not between "
                      "operations (the check's time does not skew submissions)")
+    run.add_argument("--inputs-first", action="store_true",
+                     help="make every operation's input before joining, so "
+                     "that with --check-at-end a rank does nothing between "
+                     "operations (benchmarks: no rank's CPU work delays "
+                     "another's submission or competes with the transport)")
     run.add_argument("--check-sample", type=int, default=8192,
                      help="check every element up to this many, else a sample")
     run.add_argument("--expect-status", default="0",
@@ -373,6 +378,16 @@ def main():
     a = ap.parse_args()
 
     members = [parse_endpoint(m) for m in a.members.split(",")]
+    inputs = {}
+    if a.inputs_first:
+        seq = 1
+        for _ in range(a.iters):
+            for dname in a.dtypes.split(","):
+                for _op in a.ops.split(","):
+                    for nelem in (int(x) for x in a.sizes.split(",")):
+                        inputs[seq] = make_buffer(a.seed, seq, a.rank, DTYPES[dname],
+                                                  nelem, a.specials)
+                        seq += 1
     if a.join_fifo:
         with open(a.join_fifo) as f:
             f.readline()
@@ -402,7 +417,9 @@ def main():
             for oname in a.ops.split(","):
                 op = OPS[oname]
                 for nelem in (int(x) for x in a.sizes.split(",")):
-                    mine = make_buffer(a.seed, seq, a.rank, dtype, nelem, a.specials)
+                    mine = inputs.pop(seq, None)
+                    if mine is None:
+                        mine = make_buffer(a.seed, seq, a.rank, dtype, nelem, a.specials)
                     if a.stop_after and seq > a.stop_after:
                         # Die like a crashed rank: no goodbye, no op 2.
                         os._exit(0)

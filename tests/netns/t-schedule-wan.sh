@@ -61,7 +61,7 @@ for s in one opt grid-u; do
 	gs_group "$tmp/t-$s" "nine-city, schedule $s, $((bytes >> 10)) KiB, timed" \
 		--members "$m4" --mcast "239.77.10.2:$port" --schedule "$tmp/$s" \
 		--dtypes fp32 --ops sum --sizes "$size" --iters 2 --rate "$pace" \
-		--timeout-ms 120000 --check-sample 1000
+		--timeout-ms 120000 --check-sample 1000 --inputs-first --check-at-end
 	port=$(( port + 1 ))
 	meas=$(sed -n 's/.* seq 2 .*: \([0-9.]*\) ms status 0$/\1/p' "$tmp/t-$s"/rank* |
 		sort -g | tail -1)
