@@ -4,14 +4,15 @@
  *
  * Receivers measure. For every peer whose DATA reached us in a repair
  * interval, the repair work sends it a REPORT (uapi/linux/gsync_wire.h):
- * the new chunks and bytes that arrived, the chunks found lost, and the
+ * the bytes that arrived, the chunks judged arrived and lost, and the
  * stamp of its latest DATA with how long we held it, from which the sender
- * reads its round trip to us. A chunk counts as lost once a chunk sent
- * after it has arrived and a whole report interval has passed: each tick
- * counts the holes below where the stream had reached at the previous
- * tick and above where it had reached at the one before, so each hole is
- * counted once, and a chunk merely reordered by less than an interval is
- * not counted at all.
+ * reads its round trip to us. Chunks are judged once a chunk sent after
+ * them has arrived and a whole report interval has passed: each tick
+ * judges the stretch of each stream between where it had reached at the
+ * previous tick and where it had reached at the one before
+ * (gsync_rate_window()), so each chunk is judged once, a chunk merely
+ * reordered by less than an interval is not lost, and arrivals and losses
+ * are counted over the same chunks.
  *
  * Senders decide. A round lasts the slowest reporting receiver's round
  * trip plus a repair interval (at least two intervals), so that every
@@ -344,16 +345,39 @@ void gsync_rate_rx_report(struct gsync_group *g, unsigned int r,
 		g->stats.rate_decreases++;
 }
 
-/* Count what was lost in stream c since the previous tick. */
+/*
+ * Judge the chunks a stream passed between the last two ticks, [*h2, *h1):
+ * add those that have arrived by now to *ok and those still missing to
+ * *lost, then move the window on to highest. Both counts are of the same
+ * chunks, so their ratio is the loss rate of that stretch of the stream
+ * even where it ends and arrivals stop (counting arrivals as they come
+ * set the tail's losses against the few repairs of a later interval).
+ * Pure; KUnit tests it.
+ */
+void gsync_rate_window(const unsigned long *have, u32 *h1, u32 *h2,
+		       u32 highest, u32 *ok, u32 *lost)
+{
+	u32 zeros;
+
+	if (*h1 > *h2) {
+		zeros = gsync_rate_zeros(have, *h2, *h1);
+		*lost += zeros;
+		*ok += *h1 - *h2 - zeros;
+	}
+	*h2 = *h1;
+	*h1 = highest;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_rate_window);
+
+/* Judge what stream c passed an interval ago. */
 static void gsync_rate_scan(struct gsync_group *g, struct gsync_contrib *c)
 {
+	struct gsync_rate_peer *p = &g->ratep[c->rank];
+
 	if (!c->expects || !c->nchunks)
 		return;
-	if (c->rate_h1 > c->rate_h2)
-		g->ratep[c->rank].lost +=
-			gsync_rate_zeros(c->have, c->rate_h2, c->rate_h1);
-	c->rate_h2 = c->rate_h1;
-	c->rate_h1 = c->highest;
+	gsync_rate_window(c->have, &c->rate_h1, &c->rate_h2, c->highest,
+			  &p->ok, &p->lost);
 }
 
 static void gsync_rate_report(struct gsync_group *g, unsigned int r,
@@ -366,7 +390,7 @@ static void gsync_rate_report(struct gsync_group *g, unsigned int r,
 		.interval_us = cpu_to_be32(min_t(s64, U32_MAX,
 				ktime_us_delta(now, p->since))),
 		.rx_bytes = cpu_to_be32(p->rx_bytes),
-		.rx_chunks = cpu_to_be32(p->rx_chunks),
+		.rx_chunks = cpu_to_be32(p->ok),
 		.lost = cpu_to_be32(p->lost),
 	};
 	struct gsync_wire_hdr h;
@@ -385,6 +409,7 @@ static void gsync_rate_report(struct gsync_group *g, unsigned int r,
 	g->stats.reports_sent++;
 	p->rx_bytes = 0;
 	p->rx_chunks = 0;
+	p->ok = 0;
 	p->lost = 0;
 	p->echo_valid = false;
 	p->since = now;
@@ -430,6 +455,7 @@ void gsync_rate_tick(struct gsync_group *g)
 	}
 	for (r = 0; r < g->cfg.nranks; r++)
 		if (r != g->cfg.rank &&
-		    (g->ratep[r].rx_chunks || g->ratep[r].lost))
+		    (g->ratep[r].rx_chunks || g->ratep[r].ok ||
+		     g->ratep[r].lost))
 			gsync_rate_report(g, r, now);
 }

@@ -28,7 +28,8 @@ struct gsync_wire_report;
 struct gsync_rate_peer {
 	u32 rx_bytes;		/* DATA from it since our last REPORT */
 	u32 rx_chunks;
-	u32 lost;
+	u32 ok;			/* chunks judged since then: arrived */
+	u32 lost;		/* and missing */
 	u16 echo;		/* stamp of its latest DATA */
 	bool echo_valid;
 	ktime_t echo_at;	/* when that DATA arrived */
@@ -63,6 +64,8 @@ enum gsync_cc_verdict {
 
 int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns);
 u32 gsync_rate_zeros(const unsigned long *have, u32 from, u32 to);
+void gsync_rate_window(const unsigned long *have, u32 *h1, u32 *h2,
+		       u32 highest, u32 *ok, u32 *lost);
 bool gsync_rate_standing(u32 round_min_us, u32 base_us);
 struct gsync_rtt_path;
 u32 gsync_rtt_path_update(struct gsync_rtt_path *t, unsigned int n,

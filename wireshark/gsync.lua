@@ -105,7 +105,7 @@ local f = {
 	report_reserved = ProtoField.uint16("gsync.report.reserved", "Reserved", base.HEX),
 	report_interval = ProtoField.uint32("gsync.report.interval_us", "Interval (us)", base.DEC),
 	report_rx_bytes = ProtoField.uint32("gsync.report.rx_bytes", "Bytes received", base.DEC),
-	report_rx_chunks = ProtoField.uint32("gsync.report.rx_chunks", "New chunks received", base.DEC),
+	report_rx_chunks = ProtoField.uint32("gsync.report.rx_chunks", "Chunks judged received", base.DEC),
 	report_lost = ProtoField.uint32("gsync.report.lost", "Chunks lost", base.DEC),
 	trailing = ProtoField.bytes("gsync.trailing", "Bytes beyond payload_len"),
 }

@@ -222,12 +222,61 @@ static void gsync_rate_zeros_cases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gsync_rate_zeros(have, 10, 150), 140);
 }
 
+/*
+ * A stream of 400 chunks arriving 100 per tick, one in ten lost, then no
+ * more: every tick's report judges the same chunks as arrived and lost,
+ * so it reads 10% also after the stream has stopped, where counting
+ * arrivals as they came read the last stretch's losses against nothing.
+ */
+static void gsync_rate_window_stream_end(struct kunit *test)
+{
+	static const struct {
+		u32 ok, lost;	/* the tick's report */
+	} want[] = {
+		{ 0, 0 },	/* tick 1: nothing judged yet */
+		{ 90, 10 },	/* [0, 100) */
+		{ 91, 9 },	/* [100, 200): 103 repaired in time */
+		{ 90, 10 },	/* [200, 300): 205 late, not lost */
+		{ 90, 10 },	/* [300, 400): after the stream ended */
+		{ 0, 0 },	/* nothing more */
+	};
+	DECLARE_BITMAP(have, 400);
+	u32 h1 = 0, h2 = 0, highest = 0, ok, lost, total = 0;
+	unsigned int t, i;
+
+	bitmap_zero(have, 400);
+	for (t = 0; t < ARRAY_SIZE(want); t++) {
+		/* What arrived since the previous tick. */
+		for (i = 100 * t; i < 100 * (t + 1) && i < 400; i++) {
+			if (i % 10 == 3 || i == 205)
+				continue;
+			__set_bit(i, have);
+			highest = i + 1;
+		}
+		if (t == 2)
+			__set_bit(103, have);	/* a repair, before judging */
+		if (t == 3)
+			__set_bit(205, have);	/* reordered by a tick */
+		ok = 0;
+		lost = 0;
+		gsync_rate_window(have, &h1, &h2, highest, &ok, &lost);
+		KUNIT_EXPECT_EQ_MSG(test, ok, want[t].ok, "tick %u", t + 1);
+		KUNIT_EXPECT_EQ_MSG(test, lost, want[t].lost, "tick %u", t + 1);
+		total += ok + lost;
+	}
+	/* Every chunk judged, once. */
+	KUNIT_EXPECT_EQ(test, total, 400);
+	KUNIT_EXPECT_EQ(test, h1, 400);
+	KUNIT_EXPECT_EQ(test, h2, 400);
+}
+
 static struct kunit_case gsync_rate_cases[] = {
 	KUNIT_CASE(gsync_rate_slow_start_then_step),
 	KUNIT_CASE(gsync_rate_no_growth_without_evidence),
 	KUNIT_CASE(gsync_rate_bounds),
 	KUNIT_CASE(gsync_rate_fair_share),
 	KUNIT_CASE(gsync_rate_zeros_cases),
+	KUNIT_CASE(gsync_rate_window_stream_end),
 	KUNIT_CASE(gsync_rate_standing_cases),
 	KUNIT_CASE(gsync_rtt_path_cases),
 	{}

@@ -127,9 +127,12 @@ struct gsync_wire_abort {
 
 /*
  * REPORT payload: what the reporter received from target_rank in the
- * interval_us microseconds since its previous report to it. lost counts
- * chunks found missing below what arrived after them for a whole report
- * interval (a reordered chunk arrives sooner): losses, not stragglers.
+ * interval_us microseconds since its previous report to it. rx_chunks and
+ * lost judge the same chunks: those the sender's streams passed in the
+ * report interval before this one (below what arrived after them a whole
+ * interval ago, so that a reordered chunk is not lost): rx_chunks of them
+ * have arrived, lost have not: losses, not stragglers. Their ratio is the
+ * loss rate however the stream's arrivals fall into intervals.
  * echo_stamp is the stamp of the latest DATA from target_rank, hold_ms how
  * long ago it arrived; target_rank's round trip is then its clock now
  * minus echo_stamp minus hold_ms.
@@ -141,7 +144,7 @@ struct gsync_wire_report {
 	__be16 reserved;	/* 0 */
 	__be32 interval_us;
 	__be32 rx_bytes;	/* DATA bytes, headers included */
-	__be32 rx_chunks;	/* DATA packets that brought a new chunk */
+	__be32 rx_chunks;	/* chunks judged that arrived */
 	__be32 lost;
 };
 
