@@ -192,6 +192,13 @@ gs_pass() { echo "ok - $1"; }
 gs_fail() { echo "not ok - $1"; GS_FAILED=1; }
 gs_diag() { sed 's/^/# /'; }
 
+# gs_stats_sum DIR NAME: counter NAME of the "# stats" lines of every rank
+# of a gs_group run in DIR, summed (0 when no rank printed it).
+gs_stats_sum() {
+	cat "$1"/rank* | grep '^# stats' | grep -o "$2=[0-9]*" |
+		awk -F= '{ n += $2 } END { print n + 0 }'
+}
+
 # gs_proc_sum ID COLUMN: COLUMN of /proc/net/gsync summed over the island's
 # open sockets (0 when none is open).
 gs_proc_sum() {

@@ -25,9 +25,7 @@ gs_impair delay 400ms
 gs_group "$tmp/far" "no loss, 400 ms apart, multicast" \
 	--members "$(gs_members 4 7002)" --mcast 239.77.1.3:7102 \
 	--dtypes fp32 --ops sum --sizes 30000 --iters 2 --timeout-ms 20000
-stat_sum() { cat "$tmp"/far/rank* | grep '^# stats' | grep -o "$1=[0-9]*" |
-	awk -F= '{ n += $2 } END { print n + 0 }'; }
-n=$(stat_sum nacks_sent) x=$(stat_sum retransmits)
+n=$(gs_stats_sum "$tmp/far" nacks_sent) x=$(gs_stats_sum "$tmp/far" retransmits)
 gs_ok "no loss, 400 ms apart: no NACK, no retransmission ($n NACKs, $x retransmits)" \
 	test "$n $x" = "0 0"
 [ "$n $x" = "0 0" ] || grep -H '^# stats' "$tmp"/far/rank* | gs_diag
@@ -44,8 +42,7 @@ gs_group "$tmp/ten" "10% random loss, 1 MiB multicast all-reduces" \
 	--members "$(gs_members 4 7003)" --mcast 239.77.1.4:7104 \
 	--dtypes fp32 --ops sum --sizes 262144 --iters "$(gs_pick 8 2)" \
 	--timeout-ms 60000 --check-sample 1000 --inputs-first --check-at-end
-d=$(cat "$tmp"/ten/rank* | grep '^# stats' | grep -o 'rate_decreases=[0-9]*' |
-	awk -F= '{ n += $2 } END { print n + 0 }')
+d=$(gs_stats_sum "$tmp/ten" rate_decreases)
 if [ "${VM_PROFILE:-fast}" = fast ]; then
 	gs_ok "10% random loss: no rank cut its rate for it ($d rate decreases)" test "$d" = 0
 	[ "$d" = 0 ] || grep -H -e '^# stats' -e '^# rate' "$tmp"/ten/rank* | gs_diag
