@@ -193,10 +193,11 @@ gs_fail() { echo "not ok - $1"; GS_FAILED=1; }
 gs_diag() { sed 's/^/# /'; }
 
 # gs_stats_sum DIR NAME: counter NAME of the "# stats" lines of every rank
-# of a gs_group run in DIR, summed (0 when no rank printed it).
+# of a gs_group run in DIR, summed (0 when no rank printed it). The whole
+# name: retransmits is not mcast_retransmits, a part of it.
 gs_stats_sum() {
-	cat "$1"/rank* | grep '^# stats' | grep -o "$2=[0-9]*" |
-		awk -F= '{ n += $2 } END { print n + 0 }'
+	cat "$1"/rank* | grep '^# stats' | tr ' ' '\n' |
+		awk -F= -v k="$2" '$1 == k { n += $2 } END { print n + 0 }'
 }
 
 # gs_proc_sum ID COLUMN: COLUMN of /proc/net/gsync summed over the island's
