@@ -7,12 +7,16 @@ conditions:
   gloo         torch.distributed.all_reduce over TCP, then divide, as DDP
                does (its process group also is the ranks' rendezvous)
   gsync        gsync.Group.all_reduce_(avg) under the kernel's default
-               schedule (one multicast clique), paced at --rate
+               schedule (one multicast clique), pacing_rate --rate (default
+               0: none set, the kernel's adaptive rate)
   gsync_sched  the same on a second group (--sched-members, --sched-mcast,
-               paced at --sched-rate) running, for each size, the blob
-               --schedule SIZE=FILE names (gsync-sched export), loaded with
-               Group.load_schedule() at the same sequence number on every
-               rank
+               pacing_rate --sched-rate, default 0: the schedule's clique
+               rates, adaptive below them) running, for each size, the
+               blob --schedule SIZE=FILE names (gsync-sched export), loaded
+               with Group.load_schedule() at the same sequence number on
+               every rank (which joins its cliques' multicast groups, if
+               the blob has them; the untimed barrier before each timed
+               operation gives the network time to learn of the joins)
 
 With --bucket-bytes B the buffer is synchronized as DDP does it, in
 buckets of B bytes (the last one shorter) all in flight at once:
@@ -25,7 +29,11 @@ result) is reported and not run again here; the others go on (their
 peers time out on it: --timeout-s for gloo, --op-timeout-ms for gsync).
 Prints, after each size, one line per backend:
     bench rank=R backend=B bytes=N iters=K median_ms=M min_ms=M [buckets=NB]
-or, where it failed or was not run:
+          [pacing_rate=P send_rate=S retransmits=N drop_clique=N rate_decreases=N]
+(the bracketed counters for gsync groups: the pacing_rate set and the
+send_rate reached at the end of the size, GSYNC_INFO's, and what the
+size's operations and barriers added to GSYNC_STATS' counters), or, where
+it failed or was not run:
     bench rank=R backend=B bytes=N error=TEXT
 """
 import argparse
@@ -50,14 +58,17 @@ def parse_args(argv=None):
     ap.add_argument("--sizes", default="65536,1048576,4194304", help="bytes, comma-separated")
     ap.add_argument("--iters", default="5",
                     help="iterations: one number, or one per size (comma-separated)")
-    ap.add_argument("--rate", type=int, default=0, help="gsync pacing, bytes/s")
+    ap.add_argument("--rate", type=int, default=0,
+                    help="gsync's pacing_rate, bytes/s (default 0: none set, the adaptive rate)")
     ap.add_argument("--backends", default="gloo,gsync",
                     help="comma-separated, from " + ",".join(BACKENDS))
     ap.add_argument("--schedule", action="append", default=[], metavar="SIZE=FILE",
                     help="gsync_sched: the schedule blob for operations of SIZE bytes")
     ap.add_argument("--sched-members", help="gsync_sched group's members (other ports)")
     ap.add_argument("--sched-mcast", help="gsync_sched group's multicast group:port")
-    ap.add_argument("--sched-rate", type=int, default=0, help="gsync_sched pacing, bytes/s")
+    ap.add_argument("--sched-rate", type=int, default=0,
+                    help="gsync_sched's pacing_rate, bytes/s (default 0: none set, the "
+                         "schedule's clique rates)")
     ap.add_argument("--timeout-s", type=float, default=600,
                     help="gloo's timeout (rendezvous and each collective)")
     ap.add_argument("--op-timeout-ms", type=int, default=120000, help="gsync's op_timeout_ms")
@@ -66,6 +77,8 @@ def parse_args(argv=None):
                          "operation)")
     ap.add_argument("--window", type=int, default=4, help="gsync groups' window")
     a = ap.parse_args(argv)
+    if a.rate < 0 or a.sched_rate < 0:
+        ap.error("--rate, --sched-rate: bytes/s, 0 for none (the adaptive rate)")
     a.sizes = [int(s) for s in a.sizes.split(",")]
     if any(s <= 0 or s % 4 for s in a.sizes):
         ap.error("--sizes: positive multiples of 4 (float32)")
@@ -96,6 +109,33 @@ def parse_args(argv=None):
 def one_line(e):
     text = f"{type(e).__name__}: {e}".replace("\n", " ")
     return text[:300]
+
+
+COUNTERS = ("retransmits", "drop_clique", "rate_decreases")
+
+
+def counters(g):
+    """The group's GSYNC_STATS counters of COUNTERS, or None."""
+    try:
+        st = g.stats()
+        return {c: st[c] for c in COUNTERS}
+    except Exception:  # noqa: BLE001: the counters are extra, never fatal
+        return None
+
+
+def rate_fields(g, before):
+    """The bench line's " pacing_rate=P send_rate=S" (GSYNC_INFO) and
+    COUNTERS since ``before`` (from counters()), or "" if the group cannot
+    say."""
+    after = counters(g)
+    try:
+        info = g.info()
+        head = f" pacing_rate={info['pacing_rate']} send_rate={info['send_rate']}"
+    except Exception:  # noqa: BLE001
+        return ""
+    if before is None or after is None:
+        return head
+    return head + "".join(f" {c}={after[c] - before[c]}" for c in COUNTERS)
 
 
 def main(argv=None):
@@ -173,6 +213,7 @@ def main(argv=None):
                     g.load_schedule(a.blobs[size], start_seq=g.next_seq)
                 except Exception as e:  # noqa: BLE001
                     dead["gsync_sched"] = "load_schedule: " + one_line(e)
+        before = {b: counters(g) for b, g in groups.items() if b not in dead}
         x = torch.empty(size // 4, dtype=torch.float32)
         parts = list(x.split(a.bucket_bytes // 4)) if a.bucket_bytes else []
         for _ in range(a.iters[size]):
@@ -202,7 +243,9 @@ def main(argv=None):
                 v = t[b]
                 print(f"{head} iters={len(v)} median_ms={statistics.median(v) * 1000:.1f} "
                       f"min_ms={min(v) * 1000:.1f}"
-                      + (f" buckets={len(parts)}" if parts else ""), flush=True)
+                      + (f" buckets={len(parts)}" if parts else "")
+                      + (rate_fields(groups[b], before.get(b)) if b in groups else ""),
+                      flush=True)
     for g in groups.values():
         g.close(wait=False)
     if "gloo" in a.backends and "gloo" not in dead:

@@ -44,6 +44,7 @@ class Script(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("python-sync: gradient synchronization time", p.stdout)
         self.assertIn("--dry-run", p.stdout)
+        self.assertIn("--hand-pace", p.stdout)
 
     def test_dry_run(self):
         """bench: python-sync --dry-run plans the nine-city and three-island runs without a VM"""
@@ -56,17 +57,66 @@ class Script(unittest.TestCase):
         self.assertIsNotNone(m, p.stdout)
         guest = m.group(3).split()
         self.assertEqual(guest, ["topologies/nine-city-private.json", "0", "50",
-                                 "4194304,67108864", "5,3", "1", "1", "0"])
+                                 "4194304,67108864", "5,3", "1", "1", "0", "auto"])
         # the guest reads as many arguments as the host passes
         with open(SCRIPT) as f:
             line = next(ln for ln in f if ln.startswith("topology=$1 "))
         self.assertEqual(len(re.findall(r"=\$\d", line)), len(guest), line)
         p = script("--dry-run", "--islands3", "--sizes", "64k,1M", "--iters", "2", "--no-c")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("--guest none 10 100 65536,1048576 2,2 1 0 0", p.stdout)
+        self.assertIn("--guest none 10 100 65536,1048576 2,2 1 0 0 auto", p.stdout)
         p = script("--dry-run", "--bucket-mib", "25")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("4194304,67108864 5,3 1 1 26214400", p.stdout)
+        self.assertIn("4194304,67108864 5,3 1 1 26214400 auto", p.stdout)
+
+    def test_pacing(self):
+        """bench: python-sync sets no pacing and plans as a user does; --hand-pace as before"""
+        minutes = {}
+        for mode, args in (("auto", []), ("hand", ["--hand-pace"])):
+            with self.subTest(mode=mode):
+                p = script("--dry-run", *args)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertRegex(p.stdout, rf"--guest \S+ 0 50 4194304,67108864 5,3 1 1 0 {mode}\n")
+                minutes[mode] = int(re.search(r"about (\d+) minutes", p.stdout).group(1))
+                pacing = re.search(r"^python-sync: pacing: (.*)$", p.stdout, re.M)
+                plan = re.search(r"^python-sync: the optimizer's schedules: gsync-sched optimize "
+                                 r"TOPOLOGY --size SIZE (.*), then gsync-sched export SCHEDULE "
+                                 r"TOPOLOGY(.*)$", p.stdout, re.M)
+                self.assertIsNotNone(pacing, p.stdout)
+                self.assertIsNotNone(plan, p.stdout)
+                opt, exp = plan.group(1).split(), plan.group(2).split()
+                self.assertIn("--kernel", opt)
+                self.assertEqual(opt[opt.index("--access-gbps") + 1], "0.05")
+                if mode == "auto":
+                    # the adaptive rate everywhere; the optimizer's
+                    # schedule with multicast, its rates from the links
+                    # as emulated, export's clique groups left on
+                    self.assertIn("none set (the default)", pacing.group(1))
+                    self.assertIn("gsync_py and gsync_c at the adaptive rate", pacing.group(1))
+                    self.assertNotIn("B/s", pacing.group(1))
+                    self.assertNotIn("--multicast", opt)
+                    self.assertEqual(exp, ["--access-gbps", "0.05"])
+                else:
+                    # 50 Mbit/s: 90% / (9 - 1) and 90%, as before
+                    self.assertIn("by hand (--hand-pace)", pacing.group(1))
+                    self.assertIn("gsync_c at 703125 B/s", pacing.group(1))
+                    self.assertIn("gsync_py_sched at 5625000 B/s", pacing.group(1))
+                    self.assertEqual(opt[opt.index("--multicast") + 1], "none")
+                    self.assertEqual(exp, ["--no-multicast"])
+        # hand-set pacing runs a multicast clique at 90% of its bound's rate
+        self.assertGreater(minutes["hand"], minutes["auto"])
+        # the guest hands rates out (bench_sync.py's --rate and --sched-rate,
+        # the C program's --pacing-rate) only under --hand-pace
+        with open(SCRIPT) as f:
+            text = f.read()
+        guest = text[text.index("# In the guest:"):]
+        hand = re.search(r'\nif \[ "\$pacing" = hand \]; then\n(.*?)\nfi\n', guest, re.S)
+        self.assertIsNotNone(hand)
+        for opt in ('--rate "', '--sched-rate "', '--pacing-rate "'):
+            self.assertIn(opt, hand.group(1))
+            self.assertNotIn(opt, guest.replace(hand.group(1), ""))
+        for cmd in ("optimize", "export", "simulate"):
+            self.assertRegex(guest, rf'"\$gsched" {cmd} .*"\$\{{(opt|exp|sim)_o\[@\]\}}"')
 
     def test_bad_options(self):
         """bench: python-sync refuses bad sizes, iterations and options with exit 2"""
@@ -95,11 +145,12 @@ class RankProgram(unittest.TestCase):
     def test_runs_and_reports(self):
         """bench: bench_sync.py, whole and in buckets, times Gloo and gsync here; the report reads it"""
         # One process, so torch is imported once. For each mode (one
-        # operation; 16 KiB buckets, so 65536 bytes go as 4 at once): Gloo
-        # with a group of this process alone (gsync cannot start with one
-        # member and says so), then gsync and gsync_sched for two ranks in
-        # threads over the stand-in kernel, results 10 ms after the last
-        # contribution.
+        # operation, no pacing rate given, as python-sync runs it by
+        # default; 16 KiB buckets, so 65536 bytes go as 4 at once, with the
+        # rates python-sync --hand-pace gives): Gloo with a group of this
+        # process alone (gsync cannot start with one member and says so),
+        # then gsync and gsync_sched for two ranks in threads over the
+        # stand-in kernel, results 10 ms after the last contribution.
         ports = []
         for _ in range(2):
             with socket.socket() as s:
@@ -114,13 +165,15 @@ real, fabs, made = gsync.Group, {{}}, []
 def group(rank, members, mcast=None, **kw):
     fab = fabs.setdefault(members, fakekernel.Fabric(2, latency=0.01))
     made.append((members, real(rank, fakekernel.MEMBERS[:2], unicast=True, sock=fab.sock(),
-                               window=kw["window"], max_op_bytes=kw["max_op_bytes"])))
+                               window=kw["window"], max_op_bytes=kw["max_op_bytes"],
+                               pacing_rate=kw["pacing_rate"])))
     return made[-1][1]
 blob = build_blob(2, [[{{"members": [0, 1], "pattern": "unicast"}}]])
 open("s.blob", "wb").write(blob)
 sizes = ["--sizes", "4096,65536", "--iters", "2"]
 for mode, port, extra in (("flat", {ports[0]}, []),
-                          ("bucket", {ports[1]}, ["--bucket-bytes", "16384", "--window", "4"])):
+                          ("bucket", {ports[1]}, ["--bucket-bytes", "16384", "--window", "4",
+                                                  "--rate", "703125", "--sched-rate", "5625000"])):
     sys.stdout = open(mode + ".gloo", "w")
     bench_sync.main(["--rank", "0", "--members", "127.0.0.1:7000", "--mcast", "239.1.1.1:7100",
                      "--gloo", f"127.0.0.1:{{port}}", "--backends", "gloo,gsync",
@@ -150,6 +203,11 @@ for mode, port, extra in (("flat", {ports[0]}, []),
     inflight = max(g.inflight_max for m, g in made if m.startswith(mode))
     print(mode, "inflight_max", inflight)
     assert inflight == 1 if mode == "flat" else inflight >= 2, (mode, inflight)
+    # the pacing_rate each group's ranks joined with (GSYNC_JOIN's field,
+    # the 15th the stand-in unpacks): none set unless given
+    want = {{"flat": {{"0,1": 0, "s0,1": 0}}, "bucket": {{"0,1": 703125, "s0,1": 5625000}}}}[mode]
+    got = {{m: sorted({{s.join[14] for s in fabs[mode + m].socks.values()}}) for m in want}}
+    assert got == {{m: [r] for m, r in want.items()}}, (mode, got)
 """
         with tempfile.TemporaryDirectory() as d:
             p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -165,6 +223,16 @@ for mode, port, extra in (("flat", {ports[0]}, []),
         with open(os.path.join(d, mode + ".gsync")) as f:
             gs = f.read()
         self.assertRegex(gloo, r"backend=gsync bytes=65536 error=setup: ")
+        self.assertNotRegex(gloo, r"backend=gloo .*pacing_rate=")
+        # gsync's lines say what rate the group runs at (GSYNC_INFO's
+        # pacing_rate, which the stand-in reports only when set after the
+        # JOIN: 0 here) and what the size's operations cost in repairs and
+        # rate decreases
+        for b in ("gsync", "gsync_sched"):
+            for size in (4096, 65536):
+                self.assertRegex(gs, rf"bench rank=0 backend={b} bytes={size} iters=2 .*"
+                                     rf"pacing_rate=0 send_rate=\d+ retransmits=0 "
+                                     rf"drop_clique=0 rate_decreases=0\n")
         if mode == "bucket":
             for text, b in ((gloo, "gloo"), (gs, "gsync"), (gs, "gsync_sched")):
                 self.assertRegex(text, rf"backend={b} bytes=65536 iters=2 median_ms=\S+ "
