@@ -8,8 +8,9 @@
 #   make bench           CPU reduction, offload path and WAN all-reduce benchmarks
 #   make bench-base      WAN all-reduce of this tree next to BASE= (default 8b5cfc1)
 #   make soak            minutes of random traffic and disruptions, debug kernel
-#   make install         userspace, man pages, Wireshark dissector (PREFIX=/usr/local,
-#                        DESTDIR=, LIBDIR=, ... as each directory's Makefile says)
+#   make install         userspace, man pages, Wireshark dissector, Python module
+#                        (PREFIX=/usr/local, DESTDIR=, LIBDIR=, PYTHONDIR=, ... as each
+#                        directory's Makefile says; INSTALL_PYTHON=no leaves out python/)
 #   make deb             Debian packages into build/deb/ (see debian/README.source)
 #   make deb-check       make deb, lintian, tshark with the packaged dissector, DKMS
 #                        build and install for 6.1 and 6.12, the packages in a clean root
@@ -59,7 +60,9 @@ userspace:
 check:
 	@tests/check
 
-INSTALL_DIRS := userspace/libgsync userspace/gsyncctl userspace/sched userspace/offloadd man wireshark
+# debian/rules installs python/ with pybuild instead: INSTALL_PYTHON=no.
+INSTALL_DIRS := userspace/libgsync userspace/gsyncctl userspace/sched userspace/offloadd man wireshark \
+	$(if $(filter no,$(INSTALL_PYTHON)),,python)
 install:
 	@for d in $(INSTALL_DIRS); do $(MAKE) --no-print-directory -C $$d install || exit 1; done
 
