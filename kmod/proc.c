@@ -64,7 +64,7 @@ static const struct {
 	size_t off;
 } gsync_stat_late[] = {
 	GSYNC_STAT(reports_sent), GSYNC_STAT(reports_received),
-	GSYNC_STAT(rate_decreases),
+	GSYNC_STAT(rate_decreases), GSYNC_STAT(rate_loss_decreases),
 };
 static_assert(offsetof(struct gsync_stats, reports_sent) ==
 	      offsetof(struct gsync_stats, drops) + GSYNC_DROP_MAX * sizeof(u64));

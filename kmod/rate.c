@@ -81,6 +81,7 @@ int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns)
 	u64 seen = (u64)cc->rx_chunks + cc->lost;
 	int v = GSYNC_CC_KEEP;
 	u32 factor;
+	bool lossy;
 
 	if (!cc->rate || !seen) {
 		/* nothing was sent or nothing reported: no evidence */
@@ -89,13 +90,13 @@ int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns)
 	} else if ((u64)cc->lost * 1000 > GSYNC_CC_LOSS_PERMILLE * seen ||
 		   cc->queued) {
 		/* A queue is drained by less than an overflow needs. */
-		factor = (u64)cc->lost * 1000 > GSYNC_CC_LOSS_PERMILLE * seen ?
-			 GSYNC_CC_LOSS_KEEP : GSYNC_CC_QUEUE_KEEP;
+		lossy = (u64)cc->lost * 1000 > GSYNC_CC_LOSS_PERMILLE * seen;
+		factor = lossy ? GSYNC_CC_LOSS_KEEP : GSYNC_CC_QUEUE_KEEP;
 		cc->rate = max(div_u64(cc->rate * factor, 100),
 			       GSYNC_CC_MIN_RATE);
 		cc->ssthresh = cc->rate;
 		cc->hold = true;
-		v = GSYNC_CC_BACKOFF;
+		v = lossy ? GSYNC_CC_BACKOFF_LOSS : GSYNC_CC_BACKOFF_QUEUE;
 	} else if (cc->limited && !cc->app_limited) {
 		if (cc->ssthresh)
 			cc->rate += GSYNC_CC_STEP;
@@ -340,9 +341,16 @@ void gsync_rate_rx_report(struct gsync_group *g, unsigned int r,
 	if (!cc->rate || !ktime_after(now, cc->round_end))
 		return;
 	gsync_rate_round_queue(g);
-	if (gsync_cc_judge(cc, now, gsync_rate_round_ns(g)) ==
-	    GSYNC_CC_BACKOFF)
+	switch (gsync_cc_judge(cc, now, gsync_rate_round_ns(g))) {
+	case GSYNC_CC_BACKOFF_LOSS:
+		g->stats.rate_loss_decreases++;
+		fallthrough;
+	case GSYNC_CC_BACKOFF_QUEUE:
 		g->stats.rate_decreases++;
+		break;
+	default:
+		break;
+	}
 }
 
 /*

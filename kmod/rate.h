@@ -59,7 +59,8 @@ struct gsync_cc {
 enum gsync_cc_verdict {
 	GSYNC_CC_KEEP,
 	GSYNC_CC_GROW,
-	GSYNC_CC_BACKOFF,
+	GSYNC_CC_BACKOFF_LOSS,	/* over GSYNC_CC_LOSS_PERMILLE lost */
+	GSYNC_CC_BACKOFF_QUEUE,	/* a standing queue, no such loss */
 };
 
 int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns);

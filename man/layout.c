@@ -32,6 +32,7 @@ int main(void)
 	F(gsync_stats, mcast_retransmits); F(gsync_stats, timeouts); F(gsync_stats, mismatches);
 	F(gsync_stats, sched_ops); F(gsync_stats, reduce_jobs); F(gsync_stats, drops);
 	F(gsync_stats, reports_sent); F(gsync_stats, reports_received); F(gsync_stats, rate_decreases);
+	F(gsync_stats, rate_loss_decreases);
 	S(gsync_op_desc); F(gsync_op_desc, seq); F(gsync_op_desc, dtype); F(gsync_op_desc, op);
 	F(gsync_op_desc, flags); F(gsync_op_desc, reserved);
 	S(gsync_op_result); F(gsync_op_result, seq); F(gsync_op_result, status); F(gsync_op_result, flags);

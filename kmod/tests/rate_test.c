@@ -40,7 +40,7 @@ static void gsync_rate_slow_start_then_step(struct kunit *test)
 
 	/* Over 20% lost: 30% less, and the next round is not judged. */
 	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 79, 21, true, false),
-			GSYNC_CC_BACKOFF);
+			GSYNC_CC_BACKOFF_LOSS);
 	KUNIT_EXPECT_EQ(test, cc.rate, 4 * GSYNC_CC_INIT_RATE * 7 / 10);
 	KUNIT_EXPECT_EQ(test, cc.ssthresh, cc.rate);
 	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 50, 50, true, false),
@@ -54,14 +54,14 @@ static void gsync_rate_slow_start_then_step(struct kunit *test)
 			4 * GSYNC_CC_INIT_RATE * 7 / 10 + GSYNC_CC_STEP);
 	/* The hold is over: the next lossy round backs off again. */
 	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 10, 90, true, false),
-			GSYNC_CC_BACKOFF);
+			GSYNC_CC_BACKOFF_LOSS);
 	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, true, false),
 			GSYNC_CC_KEEP);
 	/* A queue building up backs off too, by less than a loss. */
 	cc.rate = 1000000;
 	cc.queued = true;
 	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, true, false),
-			GSYNC_CC_BACKOFF);
+			GSYNC_CC_BACKOFF_QUEUE);
 	KUNIT_EXPECT_EQ(test, cc.rate, 850000);
 	KUNIT_EXPECT_EQ(test, cc.ssthresh, 850000);
 	KUNIT_EXPECT_FALSE(test, cc.queued);
@@ -70,7 +70,7 @@ static void gsync_rate_slow_start_then_step(struct kunit *test)
 	cc.rate = 1000000;
 	cc.queued = true;
 	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 10, 90, true, false),
-			GSYNC_CC_BACKOFF);
+			GSYNC_CC_BACKOFF_LOSS);
 	KUNIT_EXPECT_EQ(test, cc.rate, 700000);
 }
 
@@ -89,7 +89,7 @@ static void gsync_rate_no_growth_without_evidence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.rate, 1000000);
 	/* A lossy round backs off even when the rate was not the limit. */
 	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 1, 1, false, true),
-			GSYNC_CC_BACKOFF);
+			GSYNC_CC_BACKOFF_LOSS);
 	/* Every round resets what it judged. */
 	KUNIT_EXPECT_EQ(test, cc.rx_chunks, 0);
 	KUNIT_EXPECT_EQ(test, cc.lost, 0);
@@ -109,7 +109,7 @@ static void gsync_rate_bounds(struct kunit *test)
 	ktime_t now = 0;
 
 	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 0, 5, true, false),
-			GSYNC_CC_BACKOFF);
+			GSYNC_CC_BACKOFF_LOSS);
 	KUNIT_EXPECT_EQ(test, cc.rate, GSYNC_CC_MIN_RATE);
 	cc.rate = GSYNC_MAX_PACING_RATE - 1;
 	cc.ssthresh = 0;

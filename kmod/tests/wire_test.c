@@ -58,7 +58,7 @@ static void gsync_wire_abi_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_op_result), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_info), 72);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_stats),
-			(15 + GSYNC_DROP_MAX + 3) * sizeof(u64));
+			(15 + GSYNC_DROP_MAX + 4) * sizeof(u64));
 }
 
 static void gsync_wire_good(struct kunit *test)

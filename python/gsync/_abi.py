@@ -76,8 +76,10 @@ STATS_FIELDS = ("ops_submitted", "ops_completed", "ops_failed", "tx_bytes",
                 "timeouts", "mismatches", "sched_ops", "reduce_jobs")
 DROP_NAMES = ("short", "version", "type", "group", "rank", "source", "field",
               "stale", "window", "dup", "nomem", "clique", "ratelimit")
-# the counters after drops[]
-STATS_LATE = ("reports_sent", "reports_received", "rate_decreases")
+# the counters after drops[]; rate_loss_decreases: those of rate_decreases
+# that were for loss (the others for a queue)
+STATS_LATE = ("reports_sent", "reports_received", "rate_decreases",
+              "rate_loss_decreases")
 STATS_SIZE = 8 * (len(STATS_FIELDS) + len(DROP_NAMES) + len(STATS_LATE))
 
 # gsync_sched.h
@@ -98,6 +100,7 @@ SCHED_CLIQUE = struct.Struct("=HBBHHHHI")
 
 assert ADDR.size == 24
 assert JOIN.size == 96
+assert STATS_SIZE == 256
 assert INFO.size == 72
 assert OP_DESC.size == 16
 assert OP_RESULT.size == 24

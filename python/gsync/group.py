@@ -272,7 +272,10 @@ class Group:
         """GSYNC_STATS as a dict: counters since the socket was opened
         (ops_*, tx/rx bytes and packets, nacks, retransmits, timeouts,
         mismatches, ...), ``drop_<reason>`` for every drop reason, and the
-        rate control's reports_sent, reports_received, rate_decreases."""
+        rate control's reports_sent, reports_received, rate_decreases and
+        rate_loss_decreases (of rate_decreases, those for loss; the others
+        were for a queue). Counters an older module's shorter struct lacks
+        are 0."""
         raw = self._sock.getsockopt(_abi.SOL_GSYNC, _abi.GSYNC_STATS, _abi.STATS_SIZE)
         vals = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw) - 7, 8)]
         names = (list(_abi.STATS_FIELDS) + ["drop_" + n for n in _abi.DROP_NAMES] +

@@ -29,7 +29,8 @@ result) is reported and not run again here; the others go on (their
 peers time out on it: --timeout-s for gloo, --op-timeout-ms for gsync).
 Prints, after each size, one line per backend:
     bench rank=R backend=B bytes=N iters=K median_ms=M min_ms=M [buckets=NB]
-          [pacing_rate=P send_rate=S retransmits=N drop_clique=N rate_decreases=N]
+          [pacing_rate=P send_rate=S retransmits=N drop_clique=N rate_decreases=N
+           rate_loss_decreases=N]
 (the bracketed counters for gsync groups: the pacing_rate set and the
 send_rate reached at the end of the size, GSYNC_INFO's, and what the
 size's operations and barriers added to GSYNC_STATS' counters), or, where
@@ -111,7 +112,7 @@ def one_line(e):
     return text[:300]
 
 
-COUNTERS = ("retransmits", "drop_clique", "rate_decreases")
+COUNTERS = ("retransmits", "drop_clique", "rate_decreases", "rate_loss_decreases")
 
 
 def counters(g):

@@ -102,6 +102,9 @@ class FakeSocket:
         self.sent_flags = []
         self.stats = [0] * (len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES) +
                             len(_abi.STATS_LATE))
+        # GSYNC_STATS's length: None the whole struct gsync_stats, fewer
+        # bytes for an older module's shorter struct
+        self.stats_size = None
 
     # -- the socket API Group uses --
     def fileno(self):
@@ -147,7 +150,8 @@ class FakeSocket:
                                       0, getattr(self, "rate", 0), 10000, 20, 64 << 20, 0,
                                       getattr(self, "rate", 0))[:size]
         if name == _abi.GSYNC_STATS:
-            return struct.pack("=%dQ" % len(self.stats), *self.stats)[:size]
+            raw = struct.pack("=%dQ" % len(self.stats), *self.stats)
+            return raw[:min(size, len(raw) if self.stats_size is None else self.stats_size)]
         if name == _abi.GSYNC_PACING_RATE:
             return struct.pack("=Q", getattr(self, "rate", 0))
         if name == _abi.GSYNC_SCHEDULE:

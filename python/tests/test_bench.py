@@ -232,7 +232,8 @@ for mode, port, extra in (("flat", {ports[0]}, []),
             for size in (4096, 65536):
                 self.assertRegex(gs, rf"bench rank=0 backend={b} bytes={size} iters=2 .*"
                                      rf"pacing_rate=0 send_rate=\d+ retransmits=0 "
-                                     rf"drop_clique=0 rate_decreases=0\n")
+                                     rf"drop_clique=0 rate_decreases=0 "
+                                     rf"rate_loss_decreases=0\n")
         if mode == "bucket":
             for text, b in ((gloo, "gloo"), (gs, "gsync"), (gs, "gsync_sched")):
                 self.assertRegex(text, rf"backend={b} bytes=65536 iters=2 median_ms=\S+ "

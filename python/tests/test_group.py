@@ -244,6 +244,23 @@ class GroupOps(unittest.TestCase):
             self.assertEqual(len(st), len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES) +
                              len(_abi.STATS_LATE))
             self.assertEqual((st["ops_submitted"], st["ops_completed"], st["drop_clique"]), (1, 1, 0))
+            # the rate control's counters after drops[], each at its offset
+            late = len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES)
+            gs[0]._sock.stats[late:] = [41, 37, 3, 2]
+            st = gs[0].stats()
+            self.assertEqual([st[k] for k in ("reports_sent", "reports_received", "rate_decreases",
+                                              "rate_loss_decreases")], [41, 37, 3, 2])
+            self.assertEqual(_abi.STATS_SIZE, 256)
+            # an older module's shorter struct: what it lacks is 0
+            for size, want in ((248, [41, 37, 3, 0]), (224, [0, 0, 0, 0])):
+                with self.subTest(struct_bytes=size):
+                    gs[0]._sock.stats_size = size
+                    st = gs[0].stats()
+                    self.assertEqual(len(st), len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES) +
+                                     len(_abi.STATS_LATE))
+                    self.assertEqual([st[k] for k in _abi.STATS_LATE], want)
+                    self.assertEqual(st["ops_completed"], 1)
+            gs[0]._sock.stats_size = None
             inf = gs[0].info()
             self.assertEqual((inf["nranks"], inf["window"], inf["next_seq"]), (2, 8, 2))
             gs[0].pacing_rate = 1000

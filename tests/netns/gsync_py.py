@@ -109,7 +109,7 @@ STATS_FIELDS = ("ops_submitted ops_completed ops_failed tx_bytes tx_packets "
                 "mcast_retransmits timeouts mismatches sched_ops reduce_jobs").split()
 DROP_NAMES = ("short version type group rank source field stale window dup nomem "
               "clique ratelimit").split()
-STATS_LATE = "reports_sent reports_received rate_decreases".split()
+STATS_LATE = "reports_sent reports_received rate_decreases rate_loss_decreases".split()
 GSYNC_SCHEDULE = 6
 
 

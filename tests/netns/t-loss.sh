@@ -34,20 +34,22 @@ gs_ok "no loss, 400 ms apart: no NACK, no retransmission ($n NACKs, $x retransmi
 # for. The REPORTs' arrived and lost counts must be of the same chunks:
 # when arrivals were counted as they came, the report after a stream
 # ended set its last stretch's losses against the few repairs arriving
-# then, read 10% as over 20%, and every rank backed off every few
-# operations (2-4 times in 8). On the debug kernel the guest's CPU builds
-# queues the rate backs off for: there only the results are checked.
+# then, read 10% as over 20%, and every rank backed off for loss every few
+# operations (2-4 times in 8). Backoffs for a queue are not this test's:
+# a guest short of CPU (the debug kernel; a busy host) builds queues the
+# rate rightly backs off for (35 such in one CI run, none for loss), so
+# only rate_loss_decreases is held to 0, on every kernel.
 gs_impair delay 5ms loss 10%
 gs_group "$tmp/ten" "10% random loss, 1 MiB multicast all-reduces" \
 	--members "$(gs_members 4 7003)" --mcast 239.77.1.4:7104 \
 	--dtypes fp32 --ops sum --sizes 262144 --iters "$(gs_pick 8 2)" \
 	--timeout-ms 60000 --check-sample 1000 --inputs-first --check-at-end
-d=$(gs_stats_sum "$tmp/ten" rate_decreases)
-if [ "${VM_PROFILE:-fast}" = fast ]; then
-	gs_ok "10% random loss: no rank cut its rate for it ($d rate decreases)" test "$d" = 0
-	[ "$d" = 0 ] || grep -H -e '^# stats' -e '^# rate' "$tmp"/ten/rank* | gs_diag
-else
-	echo "# 10% random loss: $d rate decreases (not checked on the $VM_PROFILE kernel)"
-fi
+# (A counter the kernel lacked would read 0: see that it has it.)
+gs_ok "the kernel counts rate decreases for loss apart" \
+	grep -q '^rate_loss_decreases [0-9]' /proc/net/gsync_stats
+d=$(gs_stats_sum "$tmp/ten" rate_loss_decreases)
+q=$(gs_stats_sum "$tmp/ten" rate_decreases)
+gs_ok "10% random loss: no rank cut its rate for loss ($d for loss, $q in all)" test "$d" = 0
+[ "$d" = 0 ] || grep -H -e '^# stats' -e '^# rate' "$tmp"/ten/rank* | gs_diag
 rm -rf "$tmp"
 exit $GS_FAILED

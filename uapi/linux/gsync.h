@@ -257,7 +257,8 @@ struct gsync_stats {
 	__u64 drops[GSYNC_DROP_MAX];
 	__u64 reports_sent;	/* REPORTs: receivers' feedback to senders */
 	__u64 reports_received;
-	__u64 rate_decreases;	/* adaptive rate backed off on loss */
+	__u64 rate_decreases;	/* adaptive rate backed off (loss, queue) */
+	__u64 rate_loss_decreases;	/* ... of which for loss */
 };
 
 /* ---- control messages (cmsg_level SOL_GSYNC) ------------------------------ */

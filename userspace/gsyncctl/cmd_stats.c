@@ -36,7 +36,8 @@ static const char *const counters[] = {
  * counters, then the gauges send_rate (bytes/s) and rtt_ms.
  */
 static const char *const rate_counters[] = {
-	"reports_sent", "reports_received", "rate_decreases", NULL,
+	"reports_sent", "reports_received", "rate_decreases",
+	"rate_loss_decreases", NULL,
 };
 static const char *const rate_gauges[] = { "send_rate", "rtt_ms", NULL };
 
@@ -80,7 +81,7 @@ static uint64_t drops_total(const struct table *t, unsigned int r)
  */
 static const char *const ns_counters[] = {
 	"sched_ops", "reduce_jobs", "reports_sent", "reports_received",
-	"rate_decreases", NULL,
+	"rate_decreases", "rate_loss_decreases", NULL,
 };
 
 /* The namespace totals of every group it has had (/proc/net/gsync_stats). */
@@ -102,13 +103,13 @@ static void ns_totals(const struct kv *ns)
 	for (j = 0; counters[j]; j++)
 		for (i = 0; i < ns->n; i++)
 			if (!strcmp(ns->names[i], counters[j]))
-				printf("  %-18s %llu\n", counters[j],
+				printf("  %-19s %llu\n", counters[j],
 				       (unsigned long long)ns->values[i]);
 	for (i = 0; i < ns->n; i++)
 		if (in_list(ns_counters, ns->names[i]))
-			printf("  %-18s %llu\n", ns->names[i],
+			printf("  %-19s %llu\n", ns->names[i],
 			       (unsigned long long)ns->values[i]);
-	printf("  %-18s %llu", "drops", (unsigned long long)drops);
+	printf("  %-19s %llu", "drops", (unsigned long long)drops);
 	for (i = 0; i < ns->n; i++) {
 		if (!is_drop(ns->names[i]) || !ns->values[i])
 			continue;
@@ -176,7 +177,7 @@ static void rate_text(const struct table *t, unsigned int r)
 
 	for (i = 0; rate_counters[i]; i++)
 		if (table_col(t, rate_counters[i]) >= 0)
-			printf("  %-18s %s\n", rate_counters[i],
+			printf("  %-19s %s\n", rate_counters[i],
 			       cell_str(t, r, rate_counters[i]));
 	if (table_col(t, "send_rate") >= 0) {
 		v = cell_u64(t, r, "send_rate");
@@ -186,11 +187,11 @@ static void rate_text(const struct table *t, unsigned int r)
 			snprintf(buf, sizeof(buf), "0 (nothing sent yet)");
 		else
 			fmt_rate(buf, sizeof(buf), v);
-		printf("  %-18s %s\n", "send_rate", buf);
+		printf("  %-19s %s\n", "send_rate", buf);
 	}
 	if (table_col(t, "rtt_ms") >= 0) {
 		v = cell_u64(t, r, "rtt_ms");
-		printf("  %-18s %s%s\n", "rtt_ms", cell_str(t, r, "rtt_ms"),
+		printf("  %-19s %s%s\n", "rtt_ms", cell_str(t, r, "rtt_ms"),
 		       !v && strcmp(cell_str(t, r, "rtt_ms"), "-") ?
 		       " (unknown)" : "");
 	}
@@ -222,7 +223,7 @@ static void stats_text(const struct ctx *c, const struct table *t,
 		       cell_str(t, r, "state"), cell_str(t, r, "group"),
 		       cell_str(t, r, "rank"), cell_str(t, r, "nranks"));
 		for (i = 0; counters[i]; i++)
-			printf("  %-18s %s\n", counters[i], cell_str(t, r, counters[i]));
+			printf("  %-19s %s\n", counters[i], cell_str(t, r, counters[i]));
 		rate_text(t, r);
 		for (k = 0; k < t->ncols; k++) {
 			const char *col = t->cols[k];
@@ -231,9 +232,9 @@ static void stats_text(const struct ctx *c, const struct table *t,
 			    in_list(rate_counters, col) ||
 			    in_list(rate_gauges, col) || is_drop(col))
 				continue;
-			printf("  %-18s %s   (other)\n", col, table_cell(t, r, k));
+			printf("  %-19s %s   (other)\n", col, table_cell(t, r, k));
 		}
-		printf("  %-18s %llu", "drops",
+		printf("  %-19s %llu", "drops",
 		       (unsigned long long)drops_total(t, r));
 		any = 0;
 		for (k = 0; k < t->ncols; k++) {

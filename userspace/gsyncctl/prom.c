@@ -83,6 +83,10 @@ static const struct metric metrics[] = {
 	{ "rate_decreases", "gsync_rate_decreases_total", "counter",
 	  "Times the adaptive sending rate backed off on loss or a growing "
 	  "round trip." },
+	{ "rate_loss_decreases", "gsync_rate_loss_decreases_total", "counter",
+	  "Of the adaptive sending rate's back-offs, those on loss (over 20% "
+	  "of a round's chunks reported lost); the others were on a growing "
+	  "round trip." },
 	{ "send_rate", "gsync_send_rate_bytes", "gauge",
 	  "Bytes per second the rank sends at now: the pacing rate set, else "
 	  "the adaptive rate (0 before the first send)." },

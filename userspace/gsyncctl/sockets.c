@@ -15,8 +15,8 @@ static const char *const u64_cols[] = {
 	"tx_packets", "rx_bytes", "rx_packets", "nacks_sent", "nacks_received",
 	"retransmits", "mcast_retransmits", "timeouts", "mismatches",
 	/* rate control (optional: a module without it has none of them) */
-	"reports_sent", "reports_received", "rate_decreases", "send_rate",
-	"rtt_ms", NULL,
+	"reports_sent", "reports_received", "rate_decreases",
+	"rate_loss_decreases", "send_rate", "rtt_ms", NULL,
 };
 
 enum col_type col_type_of(const char *name)

@@ -471,11 +471,13 @@ t "prometheus: a malformed file exits 1" 1 $G "$FX/garbage-number" stats --forma
 t "prometheus: no module exits 3" 3 $G "$FX/no-module" stats --format prometheus
 
 # ---- rate control (a module with an adaptive sending rate) ----
-# The columns reports_sent reports_received rate_decreases send_rate rtt_ms
-# after the drop_* columns, as kmod/proc.c prints them, and the three
-# counters at the end of gsync_stats. Every value is distinct, so a value
-# read from the wrong column shows. A module without them (every other
-# fixture) shows none of them and no family of them.
+# The columns reports_sent reports_received rate_decreases
+# rate_loss_decreases send_rate rtt_ms after the drop_* columns, as
+# kmod/proc.c prints them, and the four counters at the end of
+# gsync_stats. Every value is distinct, so a value read from the wrong
+# column shows. A module without them (every other fixture) shows none of
+# them and no family of them; one with rate control from before
+# rate_loss_decreases ($TMP/rate-noloss) has the others.
 RF=$FX/rate
 # sock ID: socket ID's block of the last stats text into $TMP/sock
 sock() { sed -n "/^socket $1 /,/^\$/p" "$TMP/out" > "$TMP/sock"; }
@@ -484,6 +486,7 @@ sock 2
 has "stats: REPORTs sent" sock "^  reports_sent  *41\$"
 has "stats: REPORTs received" sock "^  reports_received  *37\$"
 has "stats: rate decreases" sock "^  rate_decreases  *3\$"
+has "stats: rate decreases for loss" sock "^  rate_loss_decreases  *2\$"
 has "stats: the sending rate in bits/s and exactly in bytes/s" sock "^  send_rate  *12.5 Mbit/s (1562500 bytes/s)\$"
 has "stats: the round trip in ms" sock "^  rtt_ms  *42\$"
 sock 3
@@ -493,11 +496,12 @@ has "stats: another socket's REPORTs" sock "^  reports_sent  *5\$"
 sock 1
 has "stats: a rate of 0 before the first send" sock "^  send_rate  *0 (nothing sent yet)\$"
 nohas "stats: the rate control columns are known, not (other)" out \
-	"\(reports_\|rate_decreases\|send_rate\|rtt_ms\).*(other)"
+	"\(reports_\|rate_decreases\|rate_loss_decreases\|send_rate\|rtt_ms\).*(other)"
 sed -n '1,/^$/p' "$TMP/out" > "$TMP/nstot"
 has "stats: the namespace's REPORTs sent" nstot "^  reports_sent  *460\$"
 has "stats: the namespace's REPORTs received" nstot "^  reports_received  *370\$"
 has "stats: the namespace's rate decreases" nstot "^  rate_decreases  *30\$"
+has "stats: the namespace's rate decreases for loss" nstot "^  rate_loss_decreases  *19\$"
 has "stats: the counters are totals, not namespace gauges" nstot \
 	"^namespace: sockets_open 3 sockets_created 7 mem_bytes 65536 linger_takeovers 0 groups_live 2\$"
 # The same columns in reverse order: the same values (only the (other)
@@ -511,9 +515,23 @@ grep -v '(other)\|^  drops ' "$TMP/out" > "$TMP/rev"
 if diff -u "$TMP/fwd" "$TMP/rev" > "$TMP/diff"; then pass "stats: rate control found by name, not position"
 else flunk "stats: rate control found by name, not position"; head -10 "$TMP/diff" | sed 's/^/# /'; fi
 t "stats: an older module's columns" 0 $G "$FX/good" stats
-nohas "stats: no rate control lines without the columns" out "reports_\|rate_decreases\|send_rate\|rtt_ms"
+nohas "stats: no rate control lines without the columns" out "reports_\|rate_decreases\|rate_loss_decreases\|send_rate\|rtt_ms"
 t "stats: an older module's namespace totals" 0 $G "$FX/namespace-totals" stats
-nohas "stats: no rate control totals without the lines" out "reports_\|rate_decreases"
+nohas "stats: no rate control totals without the lines" out "reports_\|rate_decreases\|rate_loss_decreases"
+# A module with rate control from before rate_loss_decreases: the rate
+# fixture without that column and line.
+mkdir -p "$TMP/rate-noloss"
+awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rate_loss_decreases") c = i }
+     { s = ""; for (i = 1; i <= NF; i++) if (i != c) s = s (s == "" ? "" : " ") $i; print s }' \
+	"$RF/gsync" > "$TMP/rate-noloss/gsync"
+grep -v '^rate_loss_decreases ' "$RF/gsync_stats" > "$TMP/rate-noloss/gsync_stats"
+t "stats: a module without rate_loss_decreases" 0 $G "$TMP/rate-noloss" stats
+sock 2
+has "stats: without rate_loss_decreases, rate decreases" sock "^  rate_decreases  *3\$"
+has "stats: without rate_loss_decreases, the sending rate" sock "^  send_rate  *12.5 Mbit/s (1562500 bytes/s)\$"
+nohas "stats: no rate_loss_decreases line without the column and line" out "rate_loss_decreases"
+sed -n '1,/^$/p' "$TMP/out" > "$TMP/nstot"
+has "stats: without rate_loss_decreases, the namespace's rate decreases" nstot "^  rate_decreases  *30\$"
 # "-" (not applicable) is valid in a counter column and shown as such;
 # garbage is an error naming the column.
 mkdir -p "$TMP/rate-dash" "$TMP/rate-bad"
@@ -529,10 +547,13 @@ json "stats --json: '-' is null" "d['sockets'][1]['send_rate'] is None and d['so
 t "stats: a malformed send_rate fails with 1" 1 $G "$TMP/rate-bad" stats
 has "stats: names the column" err "column 'send_rate': '1562500x' is not a valid number"
 t "stats --json: rate control" 0 $G "$RF" stats --json
-json "stats --json: the five columns by name, in bytes/s and ms" \
-	"[d['sockets'][1][k] for k in ('reports_sent', 'reports_received', 'rate_decreases', 'send_rate', 'rtt_ms')] == [41, 37, 3, 1562500, 42] and d['sockets'][2]['rtt_ms'] == 0 and d['sockets'][2]['send_rate'] == 125000000"
-json "stats --json: the namespace's three counters" \
-	"[d['namespace'][k] for k in ('reports_sent', 'reports_received', 'rate_decreases')] == [460, 370, 30]"
+json "stats --json: the six columns by name, in bytes/s and ms" \
+	"[d['sockets'][1][k] for k in ('reports_sent', 'reports_received', 'rate_decreases', 'rate_loss_decreases', 'send_rate', 'rtt_ms')] == [41, 37, 3, 2, 1562500, 42] and d['sockets'][2]['rtt_ms'] == 0 and d['sockets'][2]['send_rate'] == 125000000"
+json "stats --json: the namespace's four counters" \
+	"[d['namespace'][k] for k in ('reports_sent', 'reports_received', 'rate_decreases', 'rate_loss_decreases')] == [460, 370, 30, 19]"
+t "stats --json: a module without rate_loss_decreases" 0 $G "$TMP/rate-noloss" stats --json
+json "stats --json: no rate_loss_decreases key without the column and line" \
+	"d['sockets'][1]['rate_decreases'] == 3 and d['namespace']['rate_decreases'] == 30 and not any('rate_loss_decreases' in s for s in d['sockets']) and 'rate_loss_decreases' not in d['namespace']"
 t "stats --json: an older module's" 0 $G "$FX/good" stats --json
 json "stats --json: no rate control keys without the columns" \
 	"not any(k in s for s in d['sockets'] for k in ('send_rate', 'rtt_ms', 'reports_sent')) and 'reports_sent' not in d['namespace']"
@@ -541,7 +562,9 @@ prom "prometheus: rate control, valid, counters *_total, families once" "True"
 L2="netns='', group='0x1122334455667788', rank='1', socket='2'"
 L3="netns='', group='0x2a', rank='0', socket='3'"
 prom "prometheus: per-socket REPORT and rate-decrease counters" \
-	"s('gsync_reports_sent_total', $L2) == 41 and s('gsync_reports_received_total', $L2) == 37 and s('gsync_rate_decreases_total', $L2) == 3 and s('gsync_reports_sent_total', $L3) == 5 and all(types[n] == 'counter' for n in ('gsync_reports_sent_total', 'gsync_reports_received_total', 'gsync_rate_decreases_total'))"
+	"s('gsync_reports_sent_total', $L2) == 41 and s('gsync_reports_received_total', $L2) == 37 and s('gsync_rate_decreases_total', $L2) == 3 and s('gsync_rate_loss_decreases_total', $L2) == 2 and s('gsync_reports_sent_total', $L3) == 5 and s('gsync_rate_loss_decreases_total', $L3) == 0 and all(types[n] == 'counter' for n in ('gsync_reports_sent_total', 'gsync_reports_received_total', 'gsync_rate_decreases_total', 'gsync_rate_loss_decreases_total'))"
+prom "prometheus: the loss decreases' help says loss" \
+	"'loss' in helps['gsync_rate_loss_decreases_total'] and helps['gsync_rate_loss_decreases_total'] != helps['gsync_rate_decreases_total']"
 prom "prometheus: the sending rate in bytes/s, a gauge" \
 	"s('gsync_send_rate_bytes', $L2) == 1562500 and s('gsync_send_rate_bytes', $L3) == 125000000 and types['gsync_send_rate_bytes'] == 'gauge'"
 prom "prometheus: the round trip in seconds, a gauge" \
@@ -549,18 +572,22 @@ prom "prometheus: the round trip in seconds, a gauge" \
 prom "prometheus: no round-trip series while it is unknown (0)" \
 	"[dict(k[1:])['socket'] for k in v if k[0] == 'gsync_rtt_seconds'] == ['2']"
 prom "prometheus: the namespace's three totals" \
-	"s('gsync_namespace_reports_sent_total', netns='') == 460 and s('gsync_namespace_reports_received_total', netns='') == 370 and s('gsync_namespace_rate_decreases_total', netns='') == 30"
+	"s('gsync_namespace_reports_sent_total', netns='') == 460 and s('gsync_namespace_reports_received_total', netns='') == 370 and s('gsync_namespace_rate_decreases_total', netns='') == 30 and s('gsync_namespace_rate_loss_decreases_total', netns='') == 19"
 prom "prometheus: no rate control column or line left generic" \
 	"not any(n.startswith('gsync_socket_') and n != 'gsync_socket_info' for n in types) and 'gsync_namespace_stat' not in types"
-prom "prometheus: every namespace total (18 and the drops) follows its per-socket family" \
-	"len($NS) == 19 and all(types[p] == types[n] == 'counter' and helps[n].startswith(helps[p]) for n in $NS for p in [n.replace('gsync_namespace_', 'gsync_', 1)])"
+prom "prometheus: every namespace total (19 and the drops) follows its per-socket family" \
+	"len($NS) == 20 and all(types[p] == types[n] == 'counter' and helps[n].startswith(helps[p]) for n in $NS for p in [n.replace('gsync_namespace_', 'gsync_', 1)])"
 sed 's/ 1562500 42$/ 1562500 1005/; s/ 125000000 0$/ 125000000 7/' "$RF/gsync" > "$TMP/rate-dash/gsync"
 t "stats --format prometheus: round trips of 1005 and 7 ms" 0 $G "$TMP/rate-dash" stats --format prometheus
 prom "prometheus: milliseconds written exactly as seconds" \
 	"open('$TMP/out').read().count('gsync_rtt_seconds{$L} 1.005\n') == 1 and s('gsync_rtt_seconds', $L3) == 0.007"
 t "stats --format prometheus: an older module's" 0 $G "$FX/good" stats --format prometheus
 prom "prometheus: no rate control family without the columns" \
-	"not any(n in types for n in ('gsync_reports_sent_total', 'gsync_reports_received_total', 'gsync_rate_decreases_total', 'gsync_send_rate_bytes', 'gsync_rtt_seconds'))"
+	"not any(n in types for n in ('gsync_reports_sent_total', 'gsync_reports_received_total', 'gsync_rate_decreases_total', 'gsync_rate_loss_decreases_total', 'gsync_send_rate_bytes', 'gsync_rtt_seconds'))"
+t "stats --format prometheus: a module without rate_loss_decreases" 0 $G "$TMP/rate-noloss" stats --format prometheus
+prom "prometheus: without rate_loss_decreases, valid, families once" "True"
+prom "prometheus: no loss-decrease family without the column and line, the others there" \
+	"s('gsync_rate_decreases_total', $L2) == 3 and s('gsync_namespace_rate_decreases_total', netns='') == 30 and not any(n in types for n in ('gsync_rate_loss_decreases_total', 'gsync_namespace_rate_loss_decreases_total')) and not any('rate_loss' in str(k) for k in v)"
 
 # ---- watch ----
 # With the hidden --test-clock, sample N comes from DIR/N and rates are
