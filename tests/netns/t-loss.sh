@@ -37,8 +37,14 @@ gs_ok "no loss, 400 ms apart: no NACK, no retransmission ($n NACKs, $x retransmi
 # then, read 10% as over 20%, and every rank backed off for loss every few
 # operations (2-4 times in 8). Backoffs for a queue are not this test's:
 # a guest short of CPU (the debug kernel; a busy host) builds queues the
-# rate rightly backs off for (35 such in one CI run, none for loss), so
-# only rate_loss_decreases is held to 0, on every kernel.
+# rate rightly backs off for (35 in one CI run on a busy host), so only
+# rate_loss_decreases is held to 0. On the debug kernel the guest is so
+# slow that the adaptive rate grows far past what it can receive, and
+# bursts overflow receive buffers: real loss over 20% (11 backoffs for
+# loss in 2 operations, retransmissions 23% of packets), so there it is
+# only reported. (With both host cores kept busy the fast kernel saw 37
+# backoffs, 4 of them for loss: rounds with few chunks judged exceed 20%
+# by chance at 10% loss. The check needs a host with CPU to spare.)
 gs_impair delay 5ms loss 10%
 gs_group "$tmp/ten" "10% random loss, 1 MiB multicast all-reduces" \
 	--members "$(gs_members 4 7003)" --mcast 239.77.1.4:7104 \
@@ -49,7 +55,11 @@ gs_ok "the kernel counts rate decreases for loss apart" \
 	grep -q '^rate_loss_decreases [0-9]' /proc/net/gsync_stats
 d=$(gs_stats_sum "$tmp/ten" rate_loss_decreases)
 q=$(gs_stats_sum "$tmp/ten" rate_decreases)
-gs_ok "10% random loss: no rank cut its rate for loss ($d for loss, $q in all)" test "$d" = 0
-[ "$d" = 0 ] || grep -H -e '^# stats' -e '^# rate' "$tmp"/ten/rank* | gs_diag
+if [ "${VM_PROFILE:-fast}" = fast ]; then
+	gs_ok "10% random loss: no rank cut its rate for loss ($d for loss, $q in all)" test "$d" = 0
+	[ "$d" = 0 ] || grep -H -e '^# stats' -e '^# rate' "$tmp"/ten/rank* | gs_diag
+else
+	echo "# 10% random loss: $d rate decreases for loss, $q in all (not checked on the $VM_PROFILE kernel)"
+fi
 rm -rf "$tmp"
 exit $GS_FAILED
