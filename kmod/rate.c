@@ -79,18 +79,16 @@ GSYNC_EXPORT_FOR_TESTS(gsync_rate_zeros);
 int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns)
 {
 	u64 seen = (u64)cc->rx_chunks + cc->lost;
+	bool lossy = (u64)cc->lost * 1000 > GSYNC_CC_LOSS_PERMILLE * seen;
 	int v = GSYNC_CC_KEEP;
 	u32 factor;
-	bool lossy;
 
 	if (!cc->rate || !seen) {
 		/* nothing was sent or nothing reported: no evidence */
 	} else if (cc->hold) {
 		cc->hold = false;
-	} else if ((u64)cc->lost * 1000 > GSYNC_CC_LOSS_PERMILLE * seen ||
-		   cc->queued) {
+	} else if (lossy || cc->queued) {
 		/* A queue is drained by less than an overflow needs. */
-		lossy = (u64)cc->lost * 1000 > GSYNC_CC_LOSS_PERMILLE * seen;
 		factor = lossy ? GSYNC_CC_LOSS_KEEP : GSYNC_CC_QUEUE_KEEP;
 		cc->rate = max(div_u64(cc->rate * factor, 100),
 			       GSYNC_CC_MIN_RATE);
