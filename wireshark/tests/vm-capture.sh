@@ -12,7 +12,8 @@
 # Captures the emulated WAN's bridge (every island's traffic, multicast
 # once) with dumpcap, 400 bytes per packet, while four islands run:
 # IPv4 multicast fp32 sum with 10% loss (NACK, POLL, STATUS, retransmits),
-# IPv6 multicast bf16 avg, a dtype mismatch (ABORT) over IPv4 and IPv6,
+# IPv6 multicast bf16 avg with 10% loss (NACK and retransmits over IPv6
+# too), a dtype mismatch (ABORT) over IPv4 and IPv6,
 # REPORTs of the adaptive rate throughout, and a 2x2 grid
 # schedule with reduce-scatter columns (steps, schedule tags, partial
 # values). Writes $GSYNC_OUT/vm-capture.pcap.
@@ -30,9 +31,9 @@ grep -q "Capturing on" "$tmp/dumpcap.log" || { cat "$tmp/dumpcap.log" >&2; exit 
 gs_impair loss 10%
 gs_group "$tmp/a" "IPv4 multicast, 10% loss" --members "$(gs_members 4 7000)" \
 	--mcast 239.77.9.1:7100 --dtypes fp32 --ops sum --sizes 100,3000 --repair-ms 20
+gs_group "$tmp/b" "IPv6 multicast, 10% loss" --members "$(gs_members 6 7002)" \
+	--mcast '[ff15::79]:7102' --dtypes bf16 --ops avg --sizes 700,3000 --repair-ms 20
 gs_impair loss 0%
-gs_group "$tmp/b" "IPv6 multicast" --members "$(gs_members 6 7002)" \
-	--mcast '[ff15::79]:7102' --dtypes bf16 --ops avg --sizes 700
 GS_RANK_ARGS=("--dtypes fp32" "--dtypes int32" "--dtypes fp32" "--dtypes fp32")
 gs_group "$tmp/c" "dtype mismatch: EPROTO" --members "$(gs_members 4 7004)" \
 	--mcast 239.77.9.3:7104 --ops sum --sizes 100 --timeout-ms 3000 --expect-status 71
