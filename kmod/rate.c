@@ -18,21 +18,27 @@
  * trip plus a repair interval (at least two intervals), so that every
  * receiver has reported on what was sent in it. At the end of a round
  * whose reports say more than GSYNC_CC_LOSS_PERMILLE of the chunks were
- * lost, or in which every round trip to some receiver exceeded the least
- * seen to its host (by any group of the user in the namespace, within
- * GSYNC_CC_MIN_RTT_NS) by GSYNC_CC_QDELAY_US and a quarter (a queue
- * standing: a deep buffer delays everything long before it drops; a
- * burst that drains within the round is not one; in the first slow start
- * one round trip over is enough),
- * the rate drops (by 30% for a loss, by 15% for a queue, which less
- * drains) and the next round is not judged (its reports still describe
+ * lost (judged over GSYNC_CC_LOSS_MIN_CHUNKS at least: a round with
+ * fewer carries its counts into the next, so that random loss under the
+ * threshold does not exceed it by chance in a small sample), or in which
+ * every round trip to some receiver exceeded the least seen to its host
+ * (by any group of the user in the namespace, within GSYNC_CC_MIN_RTT_NS)
+ * by GSYNC_CC_QDELAY_US and a quarter (a queue standing: a deep buffer
+ * delays everything long before it drops; a burst that drains within the
+ * round is not one; in the first slow start one round trip over is
+ * enough), the rate drops (by 30% for a loss, by 15% for a queue, which
+ * less drains; out of slow start, down to 90% of the least rate any
+ * receiver reported our DATA arriving at in the round if that is lower,
+ * but by half at most: a link cut to a quarter is followed in two
+ * backoffs) and the next round is not judged (its reports still describe
  * packets sent before the drop). A round without either in which the rate
  * was what paced the DATA, and the rank never ran out of data, grows the
- * rate: it doubles until the first backoff, then grows by GSYNC_CC_STEP. Equal steps and proportional drops are what make
- * groups sharing a link converge to equal shares. The slowest receiver
- * drives it: losses are summed over every receiver. The rate starts at a
- * clique's exported rate if the schedule has one (and never goes above
- * it), else at GSYNC_CC_INIT_RATE, and it is kept between operations.
+ * rate: it doubles until the first backoff, then grows by GSYNC_CC_STEP.
+ * Equal steps and proportional drops are what make groups sharing a link
+ * converge to equal shares. The slowest receiver drives it: losses are
+ * summed over every receiver. The rate starts at a clique's exported rate
+ * if the schedule has one (and never goes above it), else at
+ * GSYNC_CC_INIT_RATE, and it is kept between operations.
  * net.gsync.max_rate (mem.c) caps it, and a rate set by hand too.
  *
  * Locking: everything here runs under gsync_group.lock; the peers' state
@@ -79,22 +85,34 @@ GSYNC_EXPORT_FOR_TESTS(gsync_rate_zeros);
 int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns)
 {
 	u64 seen = (u64)cc->rx_chunks + cc->lost;
-	bool lossy = (u64)cc->lost * 1000 > GSYNC_CC_LOSS_PERMILLE * seen;
+	u64 lost = (u64)cc->sample_lost + cc->lost;
+	u64 sample = (u64)cc->sample_ok + cc->rx_chunks + lost;
+	bool judged = sample >= GSYNC_CC_LOSS_MIN_CHUNKS;
+	bool lossy = judged && lost * 1000 > GSYNC_CC_LOSS_PERMILLE * sample;
+	bool carry = !judged;
 	int v = GSYNC_CC_KEEP;
+	u64 keep;
 	u32 factor;
 
 	if (!cc->rate || !seen) {
 		/* nothing was sent or nothing reported: no evidence */
 	} else if (cc->hold) {
+		/* reports on what was sent before the drop: dropped too */
 		cc->hold = false;
+		carry = false;
 	} else if (lossy || cc->queued) {
 		/* A queue is drained by less than an overflow needs. */
 		factor = lossy ? GSYNC_CC_LOSS_KEEP : GSYNC_CC_QUEUE_KEEP;
-		cc->rate = max(div_u64(cc->rate * factor, 100),
-			       GSYNC_CC_MIN_RATE);
+		keep = div_u64(cc->rate * factor, 100);
+		if (cc->ssthresh && cc->delivered)
+			keep = min(keep, max(div_u64(cc->delivered *
+						     GSYNC_CC_DELIVERED_KEEP,
+						     100), cc->rate / 2));
+		cc->rate = max(keep, GSYNC_CC_MIN_RATE);
 		cc->ssthresh = cc->rate;
 		cc->hold = true;
 		v = lossy ? GSYNC_CC_BACKOFF_LOSS : GSYNC_CC_BACKOFF_QUEUE;
+		carry = false;
 	} else if (cc->limited && !cc->app_limited) {
 		if (cc->ssthresh)
 			cc->rate += GSYNC_CC_STEP;
@@ -103,12 +121,17 @@ int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns)
 		cc->rate = min_t(u64, cc->rate, GSYNC_MAX_PACING_RATE);
 		v = GSYNC_CC_GROW;
 	}
+	/* Not judged: under GSYNC_CC_LOSS_MIN_CHUNKS, so the u32s hold it. */
+	cc->sample_ok = carry ? sample - lost : 0;
+	cc->sample_lost = carry ? lost : 0;
 	cc->round_end = ktime_add_ns(now, round_ns);
 	cc->rx_chunks = 0;
 	cc->lost = 0;
 	cc->limited = false;
+	cc->was_app_limited = cc->app_limited;
 	cc->app_limited = false;
 	cc->queued = false;
+	cc->delivered = 0;
 	return v;
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_cc_judge);
@@ -314,10 +337,37 @@ static void gsync_rate_round_queue(struct gsync_group *g)
 	}
 }
 
+/*
+ * The round ends: the least rate any receiver reported our DATA arriving
+ * at, unless we ran out of data in this round or the last (the reports
+ * would count our idle time against the network).
+ */
+static void gsync_rate_round_delivered(struct gsync_group *g)
+{
+	struct gsync_cc *cc = &g->cc;
+	struct gsync_rate_peer *p;
+	unsigned int r;
+	u64 v, d = 0;
+
+	for (r = 0; r < g->cfg.nranks; r++) {
+		p = &g->ratep[r];
+		/* reports of nothing sent (all idle, or lies): no rate */
+		if (p->round_bytes && p->round_us) {
+			v = div64_u64(p->round_bytes * USEC_PER_SEC,
+				      p->round_us);
+			d = d ? min(d, v) : v;
+		}
+		p->round_bytes = 0;
+		p->round_us = 0;
+	}
+	cc->delivered = cc->app_limited || cc->was_app_limited ? 0 : d;
+}
+
 /* A REPORT from rank r about our DATA. */
 void gsync_rate_rx_report(struct gsync_group *g, unsigned int r,
 			  const struct gsync_wire_report *rep)
 {
+	struct gsync_rate_peer *p = &g->ratep[r];
 	struct gsync_cc *cc = &g->cc;
 	u16 hold = be16_to_cpu(rep->hold_ms);
 	ktime_t now = ktime_get();
@@ -336,9 +386,15 @@ void gsync_rate_rx_report(struct gsync_group *g, unsigned int r,
 			      (u64)cc->rx_chunks + be32_to_cpu(rep->rx_chunks));
 	cc->lost = min_t(u64, U32_MAX,
 			 (u64)cc->lost + be32_to_cpu(rep->lost));
+	/* Capped, so that a rate computed from them cannot overflow. */
+	p->round_bytes = min_t(u64, p->round_bytes + be32_to_cpu(rep->rx_bytes),
+			       GSYNC_CC_ROUND_BYTES_MAX);
+	p->round_us = min_t(u64, p->round_us + be32_to_cpu(rep->interval_us),
+			    GSYNC_CC_ROUND_BYTES_MAX);
 	if (!cc->rate || !ktime_after(now, cc->round_end))
 		return;
 	gsync_rate_round_queue(g);
+	gsync_rate_round_delivered(g);
 	switch (gsync_cc_judge(cc, now, gsync_rate_round_ns(g))) {
 	case GSYNC_CC_BACKOFF_LOSS:
 		g->stats.rate_loss_decreases++;
@@ -459,9 +515,14 @@ void gsync_rate_tick(struct gsync_group *g)
 				gsync_rate_scan(g, &st->in[j]);
 		}
 	}
-	for (r = 0; r < g->cfg.nranks; r++)
-		if (r != g->cfg.rank &&
-		    (g->ratep[r].rx_chunks || g->ratep[r].ok ||
-		     g->ratep[r].lost))
+	for (r = 0; r < g->cfg.nranks; r++) {
+		struct gsync_rate_peer *p = &g->ratep[r];
+
+		if (r == g->cfg.rank)
+			continue;
+		if (p->rx_chunks || p->ok || p->lost)
 			gsync_rate_report(g, r, now);
+		else
+			p->since = now;	/* idle: not the network's time */
+	}
 }

@@ -16,9 +16,23 @@ struct gsync_wire_report;
 #define GSYNC_CC_STEP		(64ULL << 10)	/* growth per round */
 /* a round that lost more backs off; less is repaired, not slowed for */
 #define GSYNC_CC_LOSS_PERMILLE	200
+/*
+ * Loss is judged over this many chunks at least; a round with fewer
+ * carries its counts into the next. At 10% random loss, over 20% of 256
+ * chunks happens once in 1.6 million samples; of 30 chunks, once in 40.
+ */
+#define GSYNC_CC_LOSS_MIN_CHUNKS	256
 /* percent of the rate kept on backing off for a loss, for a queue */
 #define GSYNC_CC_LOSS_KEEP	70
 #define GSYNC_CC_QUEUE_KEEP	85
+/*
+ * Out of slow start, a backoff goes down to this percent of what the
+ * slowest receiver was delivered in the round, if that is lower (a link
+ * cut to a quarter is followed in two backoffs, not nine), but never
+ * below half the rate in one go.
+ */
+#define GSYNC_CC_DELIVERED_KEEP	90
+#define GSYNC_CC_ROUND_BYTES_MAX	(1ULL << 40)	/* times 10^6 fits u64 */
 #define GSYNC_REPORT_NO_ECHO	0xffff		/* hold_ms: no DATA to echo */
 /* A round trip this much over the path's least is a queue building up. */
 #define GSYNC_CC_QDELAY_US	(25 * USEC_PER_MSEC)
@@ -33,10 +47,12 @@ struct gsync_rate_peer {
 	u16 echo;		/* stamp of its latest DATA */
 	bool echo_valid;
 	ktime_t echo_at;	/* when that DATA arrived */
-	ktime_t since;		/* our last REPORT to it; 0: none yet */
+	ktime_t since;		/* what our next REPORT covers starts; 0: none */
 	u32 srtt_us;		/* its REPORTs' round trip, smoothed; 0: none */
 	u32 min_rtt_us;		/* the least to its host lately (rtt_paths) */
 	u32 round_min_us;	/* the least in this round; 0: no sample */
+	u64 round_bytes;	/* its REPORTs in this round: our bytes */
+	u64 round_us;		/* that reached it, and over how long */
 };
 
 /*
@@ -49,8 +65,12 @@ struct gsync_cc {
 	ktime_t round_end;	/* when this round's reports are judged */
 	u32 rx_chunks;		/* reported delivered in this round */
 	u32 lost;		/* reported lost in this round */
+	u32 sample_ok;		/* earlier rounds' counts, too few to judge */
+	u32 sample_lost;
+	u64 delivered;		/* bytes/s to the slowest receiver; 0: unknown */
 	bool limited;		/* rate was what paced a DATA packet */
 	bool app_limited;	/* ran out of data to send */
+	bool was_app_limited;	/* in the round before */
 	bool hold;		/* backed off: the next round is not judged */
 	bool queued;		/* the round's round trips showed a queue */
 };

@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/prandom.h>
 #include <linux/gsync.h>
 
 #include "gsync.h"
@@ -30,20 +31,20 @@ static void gsync_rate_slow_start_then_step(struct kunit *test)
 	ktime_t now = 0;
 
 	/* Doubles per clean round until the first loss. */
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, true, false),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 1000, 0, true, false),
 			GSYNC_CC_GROW);
 	KUNIT_EXPECT_EQ(test, cc.rate, 2 * GSYNC_CC_INIT_RATE);
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 80, 20, true, false),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 800, 200, true, false),
 			GSYNC_CC_GROW);	/* 20% is not over 20% */
 	KUNIT_EXPECT_EQ(test, cc.rate, 4 * GSYNC_CC_INIT_RATE);
 	KUNIT_EXPECT_EQ(test, cc.round_end, now + ROUND_NS);
 
 	/* Over 20% lost: 30% less, and the next round is not judged. */
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 79, 21, true, false),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 790, 210, true, false),
 			GSYNC_CC_BACKOFF_LOSS);
 	KUNIT_EXPECT_EQ(test, cc.rate, 4 * GSYNC_CC_INIT_RATE * 7 / 10);
 	KUNIT_EXPECT_EQ(test, cc.ssthresh, cc.rate);
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 50, 50, true, false),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 500, 500, true, false),
 			GSYNC_CC_KEEP);
 	KUNIT_EXPECT_EQ(test, cc.rate, 4 * GSYNC_CC_INIT_RATE * 7 / 10);
 
@@ -53,9 +54,9 @@ static void gsync_rate_slow_start_then_step(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.rate,
 			4 * GSYNC_CC_INIT_RATE * 7 / 10 + GSYNC_CC_STEP);
 	/* The hold is over: the next lossy round backs off again. */
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 10, 90, true, false),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 900, true, false),
 			GSYNC_CC_BACKOFF_LOSS);
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 0, true, false),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 1000, 0, true, false),
 			GSYNC_CC_KEEP);
 	/* A queue building up backs off too, by less than a loss. */
 	cc.rate = 1000000;
@@ -69,7 +70,7 @@ static void gsync_rate_slow_start_then_step(struct kunit *test)
 	cc_round(&cc, &now, 100, 0, true, false);	/* held */
 	cc.rate = 1000000;
 	cc.queued = true;
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 10, 90, true, false),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 900, true, false),
 			GSYNC_CC_BACKOFF_LOSS);
 	KUNIT_EXPECT_EQ(test, cc.rate, 700000);
 }
@@ -88,11 +89,13 @@ static void gsync_rate_no_growth_without_evidence(struct kunit *test)
 			GSYNC_CC_KEEP);
 	KUNIT_EXPECT_EQ(test, cc.rate, 1000000);
 	/* A lossy round backs off even when the rate was not the limit. */
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 1, 1, false, true),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 128, 128, false, true),
 			GSYNC_CC_BACKOFF_LOSS);
 	/* Every round resets what it judged. */
 	KUNIT_EXPECT_EQ(test, cc.rx_chunks, 0);
 	KUNIT_EXPECT_EQ(test, cc.lost, 0);
+	KUNIT_EXPECT_EQ(test, cc.sample_ok, 0);
+	KUNIT_EXPECT_EQ(test, cc.sample_lost, 0);
 	KUNIT_EXPECT_FALSE(test, cc.limited);
 	KUNIT_EXPECT_FALSE(test, cc.app_limited);
 
@@ -108,15 +111,137 @@ static void gsync_rate_bounds(struct kunit *test)
 	struct gsync_cc cc = { .rate = GSYNC_CC_MIN_RATE + 1 };
 	ktime_t now = 0;
 
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 0, 5, true, false),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 0, 300, true, false),
 			GSYNC_CC_BACKOFF_LOSS);
 	KUNIT_EXPECT_EQ(test, cc.rate, GSYNC_CC_MIN_RATE);
 	cc.rate = GSYNC_MAX_PACING_RATE - 1;
 	cc.ssthresh = 0;
 	cc.hold = false;
-	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 10, 0, true, false),
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 300, 0, true, false),
 			GSYNC_CC_GROW);
 	KUNIT_EXPECT_EQ(test, cc.rate, GSYNC_MAX_PACING_RATE);
+}
+
+/*
+ * Loss is judged over GSYNC_CC_LOSS_MIN_CHUNKS at least: small rounds
+ * carry their counts on (and still grow the rate), a backoff or a held
+ * round drops them.
+ */
+static void gsync_rate_loss_sample(struct kunit *test)
+{
+	struct gsync_cc cc = { .rate = 1000000, .ssthresh = 1000000 };
+	ktime_t now = 0;
+
+	/* 40% of 100 chunks: too few to judge; the round still grows. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 60, 40, true, false),
+			GSYNC_CC_GROW);
+	KUNIT_EXPECT_EQ(test, cc.sample_ok, 60);
+	KUNIT_EXPECT_EQ(test, cc.sample_lost, 40);
+	/* A round without reports keeps the sample as it is. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 0, 0, true, false),
+			GSYNC_CC_KEEP);
+	KUNIT_EXPECT_EQ(test, cc.sample_ok + cc.sample_lost, 100);
+	/* 255 in all is still too few; 256 is judged: 121 lost, over 20%. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 75, 80, true, false),
+			GSYNC_CC_GROW);
+	KUNIT_EXPECT_EQ(test, cc.sample_ok + cc.sample_lost, 255);
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 0, 1, true, false),
+			GSYNC_CC_BACKOFF_LOSS);
+	KUNIT_EXPECT_EQ(test, cc.sample_ok + cc.sample_lost, 0);
+	/* The held round's counts are dropped with it. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 0, 200, true, false),
+			GSYNC_CC_KEEP);
+	KUNIT_EXPECT_EQ(test, cc.sample_ok + cc.sample_lost, 0);
+	/* The same counts over a whole sample: 51 of 256 is not over 20%. */
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 51, true, false),
+			GSYNC_CC_GROW);
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 105, 0, true, false),
+			GSYNC_CC_GROW);
+	KUNIT_EXPECT_EQ(test, cc.sample_ok + cc.sample_lost, 0);
+	/* A queue backs off at once, whatever the sample; drops it too. */
+	cc_round(&cc, &now, 10, 5, true, false);
+	cc.queued = true;
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 10, 0, true, false),
+			GSYNC_CC_BACKOFF_QUEUE);
+	KUNIT_EXPECT_EQ(test, cc.sample_ok + cc.sample_lost, 0);
+}
+
+/*
+ * Out of slow start, a backoff goes down to 90% of what the slowest
+ * receiver was delivered, by half at most: a cut to a quarter of the
+ * link is followed in two backoffs. Not in slow start (the reports lag a
+ * doubling rate), and not when delivered is unknown.
+ */
+static void gsync_rate_follow_delivered(struct kunit *test)
+{
+	struct gsync_cc cc = { .rate = 1600000, .ssthresh = 1600000 };
+	ktime_t now = 0;
+
+	cc.queued = true;
+	cc.delivered = 400000;
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 300, 0, true, false),
+			GSYNC_CC_BACKOFF_QUEUE);
+	KUNIT_EXPECT_EQ(test, cc.rate, 800000);		/* half at most */
+	KUNIT_EXPECT_EQ(test, cc.delivered, 0);		/* used once */
+	cc_round(&cc, &now, 300, 0, true, false);	/* held */
+	cc.queued = true;
+	cc.delivered = 400000;
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 300, 0, true, false),
+			GSYNC_CC_BACKOFF_QUEUE);
+	KUNIT_EXPECT_EQ(test, cc.rate, 400000);		/* half, not 360000 */
+	cc_round(&cc, &now, 300, 0, true, false);
+	/* A loss too; 90% of delivered when that is the least cut. */
+	cc.delivered = 350000;
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 100, 200, true, false),
+			GSYNC_CC_BACKOFF_LOSS);
+	KUNIT_EXPECT_EQ(test, cc.rate, 280000);		/* 70% < 315000 */
+	cc_round(&cc, &now, 300, 0, true, false);
+	cc.queued = true;
+	cc.delivered = 250000;
+	KUNIT_EXPECT_EQ(test, cc_round(&cc, &now, 300, 0, true, false),
+			GSYNC_CC_BACKOFF_QUEUE);
+	KUNIT_EXPECT_EQ(test, cc.rate, 225000);		/* 90% < 85% */
+	cc_round(&cc, &now, 300, 0, true, false);
+	/* Delivered more than the rate: the usual 15%. */
+	cc.queued = true;
+	cc.delivered = 1000000;
+	cc_round(&cc, &now, 300, 0, true, false);
+	KUNIT_EXPECT_EQ(test, cc.rate, 191250);
+	/* In the first slow start, delivered is not used. */
+	cc = (struct gsync_cc){ .rate = 1600000 };
+	cc.queued = true;
+	cc.delivered = 400000;
+	cc_round(&cc, &now, 300, 0, true, false);
+	KUNIT_EXPECT_EQ(test, cc.rate, 1360000);
+	/* Nor is it known when there was no data in the round or the last. */
+	cc_round(&cc, &now, 300, 0, true, false);
+	KUNIT_EXPECT_FALSE(test, cc.was_app_limited);
+	cc_round(&cc, &now, 300, 0, true, true);
+	KUNIT_EXPECT_TRUE(test, cc.was_app_limited);
+}
+
+/*
+ * 10% random loss in rounds of 5 to 60 chunks, as short rounds report it:
+ * never a backoff for loss. (Judged a round at a time, a round of 30
+ * chunks goes over 20% once in 40.)
+ */
+static void gsync_rate_random_loss(struct kunit *test)
+{
+	struct gsync_cc cc = { .rate = 1000000, .ssthresh = 1000000 };
+	struct rnd_state rnd;
+	ktime_t now = 0;
+	unsigned int i, c, n, lost, backoffs = 0;
+
+	prandom_seed_state(&rnd, 42);
+	for (i = 0; i < 20000; i++) {
+		n = 5 + prandom_u32_state(&rnd) % 56;
+		for (c = 0, lost = 0; c < n; c++)
+			lost += prandom_u32_state(&rnd) % 10 == 0;
+		if (cc_round(&cc, &now, n - lost, lost, true, false) ==
+		    GSYNC_CC_BACKOFF_LOSS)
+			backoffs++;
+	}
+	KUNIT_EXPECT_EQ(test, backoffs, 0);
 }
 
 /*
@@ -133,9 +258,9 @@ static void gsync_rate_fair_share(struct kunit *test)
 	u32 lost;
 
 	for (i = 0; i < 2000; i++) {
-		lost = a.rate + b.rate > link ? 30 : 0;
-		cc_round(&a, &now, 100, lost, true, false);
-		cc_round(&b, &now_b, 100, lost, true, false);
+		lost = a.rate + b.rate > link ? 300 : 0;
+		cc_round(&a, &now, 1000, lost, true, false);
+		cc_round(&b, &now_b, 1000, lost, true, false);
 	}
 	KUNIT_EXPECT_LE(test, max(a.rate, b.rate) * 10,
 			min(a.rate, b.rate) * 13);
@@ -275,6 +400,9 @@ static struct kunit_case gsync_rate_cases[] = {
 	KUNIT_CASE(gsync_rate_no_growth_without_evidence),
 	KUNIT_CASE(gsync_rate_bounds),
 	KUNIT_CASE(gsync_rate_fair_share),
+	KUNIT_CASE(gsync_rate_loss_sample),
+	KUNIT_CASE(gsync_rate_follow_delivered),
+	KUNIT_CASE(gsync_rate_random_loss),
 	KUNIT_CASE(gsync_rate_zeros_cases),
 	KUNIT_CASE(gsync_rate_window_stream_end),
 	KUNIT_CASE(gsync_rate_standing_cases),
