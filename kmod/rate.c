@@ -4,7 +4,8 @@
  *
  * Receivers measure. For every peer whose DATA reached us in a repair
  * interval, the repair work sends it a REPORT (uapi/linux/gsync_wire.h):
- * the bytes that arrived, the chunks judged arrived and lost, and the
+ * the bytes that arrived and the time between the first and last of them
+ * (idle time not counted), the chunks judged arrived and lost, and the
  * stamp of its latest DATA with how long we held it, from which the sender
  * reads its round trip to us. Chunks are judged once a chunk sent after
  * them has arrived and a whole report interval has passed: each tick
@@ -128,7 +129,6 @@ int gsync_cc_judge(struct gsync_cc *cc, ktime_t now, u64 round_ns)
 	cc->rx_chunks = 0;
 	cc->lost = 0;
 	cc->limited = false;
-	cc->was_app_limited = cc->app_limited;
 	cc->app_limited = false;
 	cc->queued = false;
 	cc->delivered = 0;
@@ -218,6 +218,7 @@ void gsync_rate_rx_data(struct gsync_group *g, unsigned int r,
 
 	if (!p->since)
 		p->since = now;
+	p->last_at = now;
 	p->rx_bytes += bytes;
 	p->rx_chunks++;
 	if (g->replaying)
@@ -339,8 +340,10 @@ static void gsync_rate_round_queue(struct gsync_group *g)
 
 /*
  * The round ends: the least rate any receiver reported our DATA arriving
- * at, unless we ran out of data in this round or the last (the reports
- * would count our idle time against the network).
+ * at. Receivers count only the time between arrivals (a rank that ran out
+ * of data, while a queue towards them drains, still learns the rate the
+ * queue drains at); a stream that stops within a repair interval is the
+ * one underestimate, and a backoff takes half of the rate at most.
  */
 static void gsync_rate_round_delivered(struct gsync_group *g)
 {
@@ -360,7 +363,7 @@ static void gsync_rate_round_delivered(struct gsync_group *g)
 		p->round_bytes = 0;
 		p->round_us = 0;
 	}
-	cc->delivered = cc->app_limited || cc->was_app_limited ? 0 : d;
+	cc->delivered = d;
 }
 
 /* A REPORT from rank r about our DATA. */
@@ -446,11 +449,11 @@ static void gsync_rate_report(struct gsync_group *g, unsigned int r,
 			      ktime_t now)
 {
 	struct gsync_rate_peer *p = &g->ratep[r];
+	s64 span = p->rx_bytes ? ktime_us_delta(p->last_at, p->since) : 0;
 	struct gsync_wire_report rep = {
 		.target_rank = cpu_to_be16(r),
 		.hold_ms = cpu_to_be16(GSYNC_REPORT_NO_ECHO),
-		.interval_us = cpu_to_be32(min_t(s64, U32_MAX,
-				ktime_us_delta(now, p->since))),
+		.interval_us = cpu_to_be32(clamp_t(s64, span, 0, U32_MAX)),
 		.rx_bytes = cpu_to_be32(p->rx_bytes),
 		.rx_chunks = cpu_to_be32(p->ok),
 		.lost = cpu_to_be32(p->lost),
@@ -469,12 +472,13 @@ static void gsync_rate_report(struct gsync_group *g, unsigned int r,
 				    p->echo_valid ? p->echo_at : 0))
 		return;		/* queue full: report it all next time */
 	g->stats.reports_sent++;
+	/* The next report's DATA arrive after this one's last. */
+	p->since = p->rx_bytes ? p->last_at : 0;
 	p->rx_bytes = 0;
 	p->rx_chunks = 0;
 	p->ok = 0;
 	p->lost = 0;
 	p->echo_valid = false;
-	p->since = now;
 }
 
 /*
@@ -520,9 +524,10 @@ void gsync_rate_tick(struct gsync_group *g)
 
 		if (r == g->cfg.rank)
 			continue;
+		/* idle: the next report's time starts at its next DATA */
+		if (!p->rx_chunks)
+			p->since = 0;
 		if (p->rx_chunks || p->ok || p->lost)
 			gsync_rate_report(g, r, now);
-		else
-			p->since = now;	/* idle: not the network's time */
 	}
 }

@@ -47,7 +47,8 @@ struct gsync_rate_peer {
 	u16 echo;		/* stamp of its latest DATA */
 	bool echo_valid;
 	ktime_t echo_at;	/* when that DATA arrived */
-	ktime_t since;		/* what our next REPORT covers starts; 0: none */
+	ktime_t last_at;	/* its latest DATA arrived, replays too */
+	ktime_t since;		/* the DATA our next REPORT counts arrive from */
 	u32 srtt_us;		/* its REPORTs' round trip, smoothed; 0: none */
 	u32 min_rtt_us;		/* the least to its host lately (rtt_paths) */
 	u32 round_min_us;	/* the least in this round; 0: no sample */
@@ -70,7 +71,6 @@ struct gsync_cc {
 	u64 delivered;		/* bytes/s to the slowest receiver; 0: unknown */
 	bool limited;		/* rate was what paced a DATA packet */
 	bool app_limited;	/* ran out of data to send */
-	bool was_app_limited;	/* in the round before */
 	bool hold;		/* backed off: the next round is not judged */
 	bool queued;		/* the round's round trips showed a queue */
 };

@@ -126,11 +126,12 @@ struct gsync_wire_abort {
 };
 
 /*
- * REPORT payload: what the reporter received from target_rank in the
- * interval_us microseconds since its previous report to it (or since the
- * end of the last repair interval in which nothing came from it: idle
- * time is not counted; rx_bytes over interval_us is the rate target_rank's
- * DATA arrived at, which the sender backs off towards). rx_chunks and
+ * REPORT payload: what the reporter received from target_rank since its
+ * previous report to it. rx_bytes arrived within interval_us microseconds:
+ * from the last arrival the previous report counted (or the first arrival
+ * after a repair interval in which none came: idle time is not counted)
+ * to the last arrival; their ratio is the rate target_rank's DATA arrived
+ * at, which the sender backs off towards. rx_chunks and
  * lost judge the same chunks: those the sender's streams passed in the
  * report interval before this one (below what arrived after them a whole
  * interval ago, so that a reordered chunk is not lost): rx_chunks of them
