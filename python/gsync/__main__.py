@@ -73,7 +73,8 @@ def _print_text(d: Dict[str, Any]) -> None:
     if not d["module_loaded"]:
         print("module: not loaded (no /sys/module/gsync/parameters/family); "
               "load it with 'modprobe gsync' (packages) or "
-              "'modprobe udp_tunnel; insmod gsync.ko'")
+              "'modprobe -a udp_tunnel libchacha20poly1305; "
+              "insmod gsync.ko'")
         return
     print(f"module: loaded, address family {d['family']}")
     print(f"network namespace: {d['netns']}")

@@ -76,7 +76,8 @@ class ModuleNotLoaded(GsyncError, FileNotFoundError):
         super().__init__(_errno.ENOENT,
                          f"the gsync kernel module is not loaded ({path} is missing); "
                          "load it with 'modprobe gsync' (packages) or "
-                         "'modprobe udp_tunnel; insmod gsync.ko'")
+                         "'modprobe -a udp_tunnel libchacha20poly1305; "
+                         "insmod gsync.ko'")
 
 
 _BY_ERRNO = {
