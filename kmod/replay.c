@@ -26,16 +26,14 @@
  */
 bool gsync_replay_accept(struct gsync_replay *w, u64 ctr)
 {
-	u64 word = ctr / BITS_PER_LONG, top, n, i;
-	unsigned long *p;
+	u64 word = ctr / BITS_PER_LONG, n, i;
 
 	if (ctr >= GSYNC_REPLAY_LIMIT)
 		return false;
 	if (!w->any || ctr > w->newest) {
-		top = w->any ? w->newest / BITS_PER_LONG : 0;
 		/* the words between the old top and the new one start empty */
-		n = w->any ? min_t(u64, word - top, GSYNC_REPLAY_WORDS) :
-			     GSYNC_REPLAY_WORDS;
+		n = w->any ? min_t(u64, word - w->newest / BITS_PER_LONG,
+				   GSYNC_REPLAY_WORDS) : GSYNC_REPLAY_WORDS;
 		for (i = 0; i < n; i++)
 			w->map[(word - i) % GSYNC_REPLAY_WORDS] = 0;
 		w->newest = ctr;
@@ -43,10 +41,7 @@ bool gsync_replay_accept(struct gsync_replay *w, u64 ctr)
 	} else if (w->newest - ctr >= GSYNC_REPLAY_WINDOW) {
 		return false;
 	}
-	p = &w->map[word % GSYNC_REPLAY_WORDS];
-	if (*p & BIT(ctr % BITS_PER_LONG))
-		return false;
-	*p |= BIT(ctr % BITS_PER_LONG);
-	return true;
+	return !__test_and_set_bit(ctr % BITS_PER_LONG,
+				   &w->map[word % GSYNC_REPLAY_WORDS]);
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_replay_accept);
