@@ -163,6 +163,10 @@ int gsync_op_parse(const char *name);
 size_t gsync_dtype_size(unsigned int dtype);
 /* "short", "version", ... for enum gsync_drop_reason; "?" if unknown. */
 const char *gsync_drop_reason_name(unsigned int reason);
+/* "none", "auth", "encrypt" for enum gsync_key_mode; "?" if unknown. */
+const char *gsync_key_mode_name(unsigned int mode);
+/* Inverse of the above (all three names); -EINVAL for an unknown name. */
+int gsync_key_mode_parse(const char *name);
 
 /*
  * Text for an error code or an operation status; ERR may be negative
@@ -252,6 +256,106 @@ int gsync_get_info(int fd, struct gsync_info *info);
 int gsync_get_stats(int fd, struct gsync_stats *stats);
 int gsync_set_pacing_rate(int fd, uint64_t bytes_per_sec);
 int gsync_get_pacing_rate(int fd, uint64_t *bytes_per_sec);
+
+/* ---- keyed groups --------------------------------------------------------- */
+
+/*
+ * A keyed group (GSYNC_KEY, see <linux/gsync.h> and docs/security.md)
+ * seals every packet under keys derived from a 32-byte group secret that
+ * every rank holds. The secret travels out of band, e.g. as a key file
+ * handed to every island: GSYNC_KEY_B64_LEN characters of base64 and a
+ * newline, as WireGuard's key files (wg genkey). Functions taking a secret
+ * never keep it; those that copy it erase their copies (explicit_bzero)
+ * before they return. Erasing the caller's own is the caller's business.
+ */
+#define GSYNC_KEY_B64_LEN	44
+
+/*
+ * setsockopt(GSYNC_KEY). Before GSYNC_JOIN: the first epoch (START_SEQ
+ * must be 0; every rank sets the same secret, mode and epoch); after it,
+ * on a keyed group: a rotation to EPOCH (above the current one) from
+ * operation START_SEQ on, which every rank must install, with the same
+ * START_SEQ, before it submits that operation. MODE is GSYNC_KEY_AUTH or
+ * GSYNC_KEY_ENCRYPT (-EINVAL otherwise, before any syscall). Returns 0 or
+ * the kernel's -errno: -EINVAL, -EISCONN (joined without a key), -EBUSY
+ * (a rotation pending), -ERANGE (START_SEQ already submitted), -ENOMEM,
+ * -ENOPROTOOPT (a module without keyed groups).
+ */
+int gsync_set_key(int fd, enum gsync_key_mode mode, uint32_t epoch,
+		  uint64_t start_seq, const uint8_t secret[GSYNC_KEY_LEN]);
+
+/*
+ * Key and join in one call: validate *cfg (gsync_config_validate()) and
+ * the key, gsync_set_key(fd, mode, epoch, 0, secret), then gsync_join().
+ * Nothing is set unless both would be accepted by these checks. With the
+ * sysctl net.gsync.require_auth=1 a GSYNC_JOIN without a key fails with
+ * -ENOKEY.
+ */
+int gsync_join_keyed(int fd, const struct gsync_config *cfg,
+		     enum gsync_key_mode mode, uint32_t epoch,
+		     const uint8_t secret[GSYNC_KEY_LEN]);
+
+/*
+ * Rotate a joined, keyed group's key: GSYNC_INFO, then gsync_set_key()
+ * with the group's mode. START_SEQ is an operation not submitted here yet
+ * and the same on every rank (e.g. a multiple of 1000 above every rank's
+ * next_seq; a launcher can agree on it as on any other step number).
+ * Errors found from GSYNC_INFO before the kernel is asked: -ENOTCONN (not
+ * joined), -EISCONN (joined without a key), -EBUSY (a rotation is
+ * pending), -EINVAL (EPOCH not above the current one, NULL secret),
+ * -ERANGE (START_SEQ below next_seq); then the kernel's, which checks
+ * again.
+ */
+int gsync_rotate_key(int fd, uint32_t epoch, uint64_t start_seq,
+		     const uint8_t secret[GSYNC_KEY_LEN]);
+
+/* GSYNC_KEY_LEN random bytes from getrandom(2). 0 or -errno. */
+int gsync_key_generate(uint8_t secret[GSYNC_KEY_LEN]);
+
+/*
+ * The secret as base64: GSYNC_KEY_B64_LEN characters and a NUL into OUT.
+ * Returns GSYNC_KEY_B64_LEN, or -EINVAL for NULL arguments.
+ */
+int gsync_key_encode(const uint8_t secret[GSYNC_KEY_LEN],
+		     char out[GSYNC_KEY_B64_LEN + 1]);
+
+/*
+ * The inverse: TEXT is exactly GSYNC_KEY_B64_LEN characters of canonical
+ * base64, optionally followed by one newline, and nothing else. 0, or
+ * -EINVAL (SECRET untouched).
+ */
+int gsync_key_decode(const char *text, uint8_t secret[GSYNC_KEY_LEN]);
+
+/* gsync_key_file_write() flags */
+#define GSYNC_KEY_FILE_OVERWRITE	(1U << 0)	/* replace an existing file */
+
+/*
+ * Write a key file: the encoded secret and a newline, mode 0600 whatever
+ * the umask. Without GSYNC_KEY_FILE_OVERWRITE the file must not exist
+ * (O_EXCL; -EEXIST, and a symbolic link is not followed); with it, an
+ * existing file is replaced by rename(2) of a new one beside it, so PATH
+ * holds the old key or the whole new one, never another mode. Returns 0 or
+ * -errno (-EINVAL for unknown flags).
+ */
+int gsync_key_file_write(const char *path, const uint8_t secret[GSYNC_KEY_LEN],
+			 unsigned int flags);
+
+/*
+ * Read a key file into SECRET. Refused: a file group or others may access
+ * (mode & 077: -EACCES; chmod 600 it), one that is not a regular file or
+ * does not hold exactly one key as gsync_key_decode() takes it (-EINVAL);
+ * or open(2)'s -errno (-ENOENT, -EACCES, ...).
+ */
+int gsync_key_file_read(const char *path, uint8_t secret[GSYNC_KEY_LEN]);
+
+/*
+ * The key's fingerprint, as gsync_info.key_fingerprint and /proc/net/gsync
+ * report it: the first 8 bytes, big-endian, of BLAKE2s-256 over
+ * GSYNC_KEY_FPR_LABEL (without its NUL) followed by the secret. Shown as
+ * 16 lowercase hex digits ("%016" PRIx64). It names a key without revealing
+ * it. 0 only if libcrypto cannot compute BLAKE2s.
+ */
+uint64_t gsync_key_fingerprint(const uint8_t secret[GSYNC_KEY_LEN]);
 
 /* ---- asynchronous operations over io_uring ------------------------------ */
 

@@ -24,6 +24,13 @@ static const char *const op_names[GSYNC_REDOP_MAX] = {
 	[GSYNC_OP_MAX] = "max",
 };
 
+/* The key_mode column of /proc/net/gsync and gsyncctl's --mode. */
+static const char *const key_mode_names[GSYNC_KEY_MODE_MAX] = {
+	[GSYNC_KEY_NONE] = "none",
+	[GSYNC_KEY_AUTH] = "auth",
+	[GSYNC_KEY_ENCRYPT] = "encrypt",
+};
+
 /* Same spelling as the drop_* columns of /proc/net/gsync, minus "drop_". */
 static const char *const drop_names[] = GSYNC_DROP_NAMES;
 _Static_assert(sizeof(drop_names) / sizeof(drop_names[0]) == GSYNC_DROP_MAX,
@@ -42,6 +49,11 @@ GSYNC_EXPORT const char *gsync_op_name(unsigned int op)
 GSYNC_EXPORT const char *gsync_drop_reason_name(unsigned int reason)
 {
 	return reason < GSYNC_DROP_MAX ? drop_names[reason] : "?";
+}
+
+GSYNC_EXPORT const char *gsync_key_mode_name(unsigned int mode)
+{
+	return mode < GSYNC_KEY_MODE_MAX ? key_mode_names[mode] : "?";
 }
 
 static int lookup(const char *const *names, int n, const char *name)
@@ -66,6 +78,11 @@ GSYNC_EXPORT int gsync_op_parse(const char *name)
 	return lookup(op_names, GSYNC_REDOP_MAX, name);
 }
 
+GSYNC_EXPORT int gsync_key_mode_parse(const char *name)
+{
+	return lookup(key_mode_names, GSYNC_KEY_MODE_MAX, name);
+}
+
 GSYNC_EXPORT size_t gsync_dtype_size(unsigned int dtype)
 {
 	return GSYNC_DTYPE_SIZE(dtype);
@@ -80,7 +97,8 @@ GSYNC_EXPORT const char *gsync_strerror(int err)
 		return "success";
 	case ETIMEDOUT:
 		return "a peer the operation waits for sent nothing for "
-		       "op_timeout_ms (operation failed)";
+		       "op_timeout_ms, or in a keyed group nothing that "
+		       "opened under its key (operation failed)";
 	case EPROTO:
 		return "ranks disagreed on length, dtype or op for this "
 		       "sequence number (operation failed)";
@@ -96,6 +114,10 @@ GSYNC_EXPORT const char *gsync_strerror(int err)
 	case EAFNOSUPPORT:
 		return "the gsync address family is not registered "
 		       "(is gsync.ko loaded?)";
+	case ENOKEY:
+		return "this network namespace requires keyed groups "
+		       "(net.gsync.require_auth): set a key (gsync_set_key) "
+		       "before joining";
 	default:
 		/* glibc returns static strings for known codes. */
 		return strerror(err);

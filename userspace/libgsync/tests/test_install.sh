@@ -36,6 +36,13 @@ int main(void)
 		return 1;
 	if (sizeof(struct gsync_wire_hdr) != GSYNC_WIRE_HDR_LEN)
 		return 2;
+	/* libcrypto: linked statically only if gsync.pc names it */
+	{
+		static const uint8_t zero[GSYNC_KEY_LEN];
+
+		if (gsync_key_fingerprint(zero) != 0x09b3516f8cfa9e74ULL)
+			return 3;
+	}
 	puts(buf);
 	return strcmp(buf, "[2001:2::1]:7000") != 0;
 }
@@ -44,7 +51,7 @@ export PKG_CONFIG_PATH="$P/lib/pkgconfig"
 t "a consumer builds with pkg-config --cflags --libs gsync" \
 	sh -c "cc -std=c11 -Wall -Werror \$(pkg-config --cflags gsync) -o '$TMP/c-shared' '$TMP/consumer.c' \$(pkg-config --libs gsync)"
 t "the shared consumer runs" env LD_LIBRARY_PATH="$P/lib" "$TMP/c-shared"
-t "a consumer links statically with pkg-config --static" \
+t "a consumer (of the key helpers too) links statically with pkg-config --static" \
 	sh -c "cc -std=c11 \$(pkg-config --cflags gsync) -o '$TMP/c-static' '$TMP/consumer.c' '$P/lib/libgsync.a' \$(pkg-config --static --libs-only-l gsync | sed 's/-lgsync//')"
 t "the static consumer runs" "$TMP/c-static"
 
