@@ -56,6 +56,10 @@ static const char usage[] =
 "  --ttl N --mtu N --window N --timeout-ms N --repair-ms N --pacing-rate B/s\n"
 "                      GSYNC_JOIN tunables (0 = kernel default)\n"
 "  --mcast-loop        ranks share a host or netns (GSYNC_JOIN_MCAST_LOOP)\n"
+"  --key FILE          a keyed group: the secret from key FILE (mode 0600;\n"
+"                      gsyncctl key generate), set before the join\n"
+"  --key-mode MODE     encrypt (default) or auth (integrity only)\n"
+"  --key-epoch N       the key's epoch (default 1)\n"
 "\n"
 "Output: one summary line \"allreduce: key=value ...\" on stdout: ops\n"
 "finished, the most in flight at once (inflight_max; with --check also as\n"
@@ -151,7 +155,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { O_MCAST = 256, O_UNICAST, O_GROUP, O_DATA, O_SEED, O_ASYNC,
 	       O_DEPTH, O_IFNAME, O_TTL, O_MTU, O_WINDOW, O_TIMEOUT, O_REPAIR,
-	       O_PACING, O_LOOP, O_MEMBERS, O_AUTOSEQ, O_URING };
+	       O_PACING, O_LOOP, O_MEMBERS, O_AUTOSEQ, O_URING, O_KEY, O_KEYMODE,
+	       O_KEYEPOCH };
 	static const struct option lo[] = {
 		{ "rank", 1, NULL, 'r' }, { "members", 1, NULL, O_MEMBERS },
 		{ "mcast", 1, NULL, O_MCAST }, { "unicast", 0, NULL, O_UNICAST },
@@ -167,6 +172,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "repair-ms", 1, NULL, O_REPAIR },
 		{ "pacing-rate", 1, NULL, O_PACING },
 		{ "mcast-loop", 0, NULL, O_LOOP },
+		{ "key", 1, NULL, O_KEY }, { "key-mode", 1, NULL, O_KEYMODE },
+		{ "key-epoch", 1, NULL, O_KEYEPOCH },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct gsync_config *c = &o->cfg;
@@ -179,6 +186,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->iters = 10;
 	o->seed = 1;
 	o->depth = 4;
+	o->key_mode = GSYNC_KEY_ENCRYPT;
+	o->key_epoch = 1;
 	while ((ch = getopt_long(argc, argv, "r:s:t:o:n:ch", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'r':
@@ -251,6 +260,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_TIMEOUT: if (set_u32(optarg, UINT32_MAX, &c->op_timeout_ms, 32)) return die_usage("timeout", optarg); break;
 		case O_REPAIR: if (set_u32(optarg, UINT32_MAX, &c->repair_ms, 32)) return die_usage("repair interval", optarg); break;
 		case O_PACING: if (set_u32(optarg, UINT64_MAX, &c->pacing_rate, 64)) return die_usage("pacing rate", optarg); break;
+		case O_KEY: o->key_file = optarg; break;
+		case O_KEYMODE:
+			n = gsync_key_mode_parse(optarg);
+			if (n != GSYNC_KEY_AUTH && n != GSYNC_KEY_ENCRYPT)
+				return die_usage("key mode (auth or encrypt)", optarg);
+			o->key_mode = (unsigned int)n;
+			break;
+		case O_KEYEPOCH:
+			if (parse_u64(optarg, UINT32_MAX, &v))
+				return die_usage("key epoch", optarg);
+			o->key_epoch = (uint32_t)v;
+			break;
 		case 'h': fputs(usage, stdout); exit(EX_OK);
 		default: return EX_USAGE;
 		}
@@ -270,6 +291,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return die_usage("command line", "--async and --uring exclude each other");
 	if (o->auto_seq && !o->async)
 		return die_usage("command line", "--auto-seq needs --async");
+	if (!o->key_file && (o->key_mode != GSYNC_KEY_ENCRYPT || o->key_epoch != 1))
+		return die_usage("command line", "--key-mode and --key-epoch need --key");
 	n = gsync_config_validate(c);
 	if (n < 0) {
 		fprintf(stderr, "allreduce: invalid group configuration: %s\n",
@@ -277,6 +300,33 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return EX_USAGE;
 	}
 	return EX_OK;
+}
+
+/* The secret of --key into SECRET: 0, or -errno said on stderr. */
+static int read_key(const struct opts *o, uint8_t secret[GSYNC_KEY_LEN])
+{
+	int rc = gsync_key_file_read(o->key_file, secret);
+
+	if (rc)
+		fprintf(stderr, "allreduce: key file %s: %s\n", o->key_file,
+			rc == -EACCES ? "group or others may access it (chmod 600 it)" :
+			rc == -EINVAL ? "not a regular file holding one key" :
+			strerror(-rc));
+	return rc;
+}
+
+/* GSYNC_JOIN, keyed first with --key. 0 or -errno, said on stderr. */
+static int join(const struct opts *o, int fd, const uint8_t *secret)
+{
+	int rc = o->key_file ?
+		 gsync_join_keyed(fd, &o->cfg, (enum gsync_key_mode)o->key_mode,
+				  o->key_epoch, secret) :
+		 gsync_join(fd, &o->cfg);
+
+	if (rc)
+		fprintf(stderr, "allreduce: %s: %s\n", o->key_file ?
+			"GSYNC_KEY, GSYNC_JOIN" : "GSYNC_JOIN", gsync_strerror(rc));
+	return rc;
 }
 
 static double now(void)
@@ -293,6 +343,7 @@ int main(int argc, char **argv)
 	struct gsync_info info;
 	struct gsync_stats stats;
 	struct run_stats st = { .info_fd = -1 };
+	uint8_t secret[GSYNC_KEY_LEN] = { 0 };
 	unsigned int window = 0;
 	uint64_t seq0 = 1;
 	double t0, dt, bytes = 0;
@@ -303,14 +354,17 @@ int main(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc;
+	if (o.key_file && read_key(&o, secret))
+		return EX_SETUP;
 	fd = gsync_socket(SOCK_CLOEXEC);
 	if (fd < 0) {
+		explicit_bzero(secret, sizeof(secret));
 		fprintf(stderr, "allreduce: %s\n", gsync_family_error(fd));
 		return EX_SETUP;
 	}
-	rc = gsync_join(fd, &o.cfg);
+	rc = join(&o, fd, secret);
+	explicit_bzero(secret, sizeof(secret));
 	if (rc) {
-		fprintf(stderr, "allreduce: GSYNC_JOIN: %s\n", gsync_strerror(rc));
 		close(fd);
 		return EX_SETUP;
 	}

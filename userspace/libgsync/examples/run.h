@@ -28,6 +28,9 @@ struct opts {
 	unsigned int dtype, op, kind, depth;
 	uint64_t iters, seed;
 	int check, async, auto_seq, uring;
+	const char *key_file;		/* --key: join keyed */
+	unsigned int key_mode;		/* --key-mode, enum gsync_key_mode */
+	uint32_t key_epoch;		/* --key-epoch */
 };
 
 /* What a loop observed, for the summary line. */

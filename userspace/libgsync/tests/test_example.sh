@@ -40,6 +40,23 @@ t "garbage member" 2 "$BIN" --rank 0 --members 198.18.0.1:7000,nohost:1 --unicas
 t "unicast address as --mcast" 2 "$BIN" --rank 0 --members $M --mcast 198.18.0.9:7100
 t "negative iterations" 2 "$BIN" --rank 0 --members $M --unicast --iters -1
 t "stray argument" 2 "$BIN" --rank 0 --members $M --unicast extra
+t "--key-mode without --key" 2 "$BIN" --rank 0 --members $M --unicast --key-mode auth
+t "an unknown --key-mode" 2 "$BIN" --rank 0 --members $M --unicast --key "$TMP/k" --key-mode none
+t "a garbage --key-epoch" 2 "$BIN" --rank 0 --members $M --unicast --key "$TMP/k" --key-epoch 1x
+t "a missing key file: setup failed (4)" 4 "$BIN" --rank 0 --members $M --unicast --key "$TMP/nokey"
+printf 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n' > "$TMP/k"
+chmod 644 "$TMP/k"
+t "a world-readable key file: setup failed (4)" 4 "$BIN" --rank 0 --members $M --unicast --key "$TMP/k"
+n=$((n + 1))
+if grep -q "chmod 600" "$TMP/err"; then echo "ok $n - allreduce: says to chmod 600 it"
+else echo "not ok $n - allreduce: says to chmod 600 it"; fail=1; fi
+if [ ! -e /sys/module/gsync/parameters/family ]; then
+	chmod 600 "$TMP/k"
+	t "a good key file, module not loaded: exit 4" 4 "$BIN" --rank 0 --members $M --unicast --key "$TMP/k"
+	n=$((n + 1))
+	if grep -q "not loaded" "$TMP/err"; then echo "ok $n - allreduce: the key file was read, the module is missing"
+	else echo "not ok $n - allreduce: the key file was read, the module is missing"; fail=1; fi
+fi
 if [ ! -e /sys/module/gsync/parameters/family ]; then
 	t "module not loaded: exit 4" 4 "$BIN" --rank 0 --members $M --unicast
 	n=$((n + 1))
