@@ -3,7 +3,9 @@
  * gsyncctl stats: the namespace's counters (/proc/net/gsync_stats), its
  * UDP counters of packets to no socket (all UDP, udpstats.c), then every
  * socket's counters, rate control (REPORTs, rate decreases, sending rate
- * and round trip, where the module has them) and drops by reason. Drop
+ * and round trip, where the module has them), its key (mode, epoch and
+ * fingerprint of a keyed group, where the module has them) and drops by
+ * reason. Drop
  * reasons are whatever drop_* columns the module has, so new reasons
  * appear without a new gsyncctl; so do other unknown numeric columns
  * (under "other").
@@ -40,6 +42,11 @@ static const char *const rate_counters[] = {
 	"rate_loss_decreases", NULL,
 };
 static const char *const rate_gauges[] = { "send_rate", "rtt_ms", NULL };
+
+/* Keyed groups (a module that has them): one "key" line per socket. */
+static const char *const key_cols[] = {
+	"key_mode", "key_epoch", "key_next_epoch", "key_fingerprint", NULL,
+};
 
 /* Columns that are identity, not counters (never listed as "other"). */
 static const char *const identity[] = {
@@ -197,6 +204,31 @@ static void rate_text(const struct table *t, unsigned int r)
 	}
 }
 
+/*
+ * The key of socket R, where the module has the columns: "none", or the
+ * mode, the epoch it sends with, a rotation's epoch installed and the
+ * key's fingerprint (never the key: the kernel has no way to show it).
+ */
+static void key_text(const struct table *t, unsigned int r)
+{
+	const char *mode = cell_str(t, r, "key_mode");
+
+	if (table_col(t, "key_mode") < 0)
+		return;
+	printf("  %-19s %s", "key", mode);
+	if (strcmp(mode, "none") && strcmp(mode, "-")) {
+		if (table_col(t, "key_epoch") >= 0)
+			printf(", epoch %s", cell_str(t, r, "key_epoch"));
+		if (table_col(t, "key_next_epoch") >= 0 &&
+		    cell_u64(t, r, "key_next_epoch"))
+			printf(" (epoch %s installed, not yet in use)",
+			       cell_str(t, r, "key_next_epoch"));
+		if (table_col(t, "key_fingerprint") >= 0)
+			printf(", fingerprint %s", cell_str(t, r, "key_fingerprint"));
+	}
+	printf("\n");
+}
+
 static void stats_text(const struct ctx *c, const struct table *t,
 		       const struct kv *ns, const struct udp_stats *u)
 {
@@ -225,12 +257,14 @@ static void stats_text(const struct ctx *c, const struct table *t,
 		for (i = 0; counters[i]; i++)
 			printf("  %-19s %s\n", counters[i], cell_str(t, r, counters[i]));
 		rate_text(t, r);
+		key_text(t, r);
 		for (k = 0; k < t->ncols; k++) {
 			const char *col = t->cols[k];
 
 			if (in_list(identity, col) || in_list(counters, col) ||
 			    in_list(rate_counters, col) ||
-			    in_list(rate_gauges, col) || is_drop(col))
+			    in_list(rate_gauges, col) || in_list(key_cols, col) ||
+			    is_drop(col))
 				continue;
 			printf("  %-19s %s   (other)\n", col, table_cell(t, r, k));
 		}

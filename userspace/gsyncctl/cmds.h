@@ -13,14 +13,20 @@ struct ctx {
 	int json;
 	int have_id;
 	uint64_t id;			/* --id: one socket only */
-	/* schedule load|show|clear */
-	const char *sub;		/* load, show or clear */
-	const char *file;		/* blob or JSON schedule */
+	/* schedule load|show|clear, key generate|show|set */
+	const char *cmd;		/* schedule, key, ... */
+	const char *sub;		/* load, show or clear; generate, show, set */
+	const char *file;		/* blob or JSON schedule; key file */
 	int have_group;
 	uint64_t group;			/* --group */
 	unsigned int rank;		/* --rank, or GSYNC_SCHED_ANY_RANK */
 	int have_start;
 	uint64_t start_seq;		/* --start-seq */
+	/* key only */
+	int have_epoch;
+	uint32_t epoch;			/* --epoch */
+	int key_mode;			/* --mode: GSYNC_KEY_*, 0 = not given */
+	int force;			/* --force */
 	const char *topology;		/* --topology: for a JSON schedule */
 	const char *ranks;		/* --ranks ID,... */
 	const char *relays[CTX_MAX_RELAYS];	/* --relay NODE=RANK */
@@ -50,18 +56,22 @@ int cmd_show(const struct ctx *c);
 int cmd_stats(const struct ctx *c);
 int cmd_schedule(const struct ctx *c);
 int cmd_watch(const struct ctx *c);
+int cmd_key(const struct ctx *c);
 
 /* prom.c: stats in the Prometheus text exposition format */
 void stats_prometheus(const struct ctx *c, const struct table *t,
 		      const struct kv *ns, const struct udp_stats *u);
 
 /* help.c: NULL or "" for the overview; returns EXIT_OK or EXIT_USAGE.
- * SUB: a subcommand of schedule (load, show, clear) or NULL. */
+ * SUB: a subcommand of schedule (load, show, clear) or of key (generate,
+ * show, set), or NULL. */
 int print_help(const char *cmd, const char *sub);
 void print_usage_hint(void);
 /* "gsyncctl: FMT(ARG)" and the usage hint on stderr; returns EXIT_USAGE */
 int usage_error(const char *fmt, const char *arg);
 /* help_schedule.c: the schedule pages; NULL if SUB is unknown */
 const char *schedule_help(const char *sub);
+/* help_key.c: the key pages; NULL if SUB is unknown */
+const char *key_help(const char *sub);
 
 #endif

@@ -8,7 +8,8 @@
 
 static const char overview[] =
 "NAME\n"
-"    gsyncctl - inspect gsync (AF_GSYNC) sockets and load their schedules\n"
+"    gsyncctl - inspect gsync (AF_GSYNC) sockets, load their schedules and\n"
+"    keys\n"
 "\n"
 "SYNOPSIS\n"
 "    gsyncctl [OPTIONS] COMMAND [COMMAND OPTIONS]\n"
@@ -18,8 +19,9 @@ static const char overview[] =
 "    gsyncctl reads what the gsync kernel module publishes: the address\n"
 "    family it registered (/sys/module/gsync/parameters/family) and, per\n"
 "    network namespace, the open sockets (/proc/net/gsync) and counters\n"
-"    (/proc/net/gsync_stats). Only schedule load and schedule clear change\n"
-"    anything: the schedule a running group uses.\n"
+"    (/proc/net/gsync_stats). Only schedule load and schedule clear (the\n"
+"    schedule a running group uses) and key set (its key) change anything\n"
+"    in the kernel; key generate writes a key file.\n"
 "\n"
 "COMMANDS\n"
 "    family    print the address family number of AF_GSYNC\n"
@@ -32,6 +34,12 @@ static const char overview[] =
 "    schedule load FILE --group ID    push a schedule into a group\n"
 "    schedule show FILE               dump a schedule, check it\n"
 "    schedule clear --group ID        back to the default schedule\n"
+"    key generate [FILE]              a new group secret (key file)\n"
+"    key show [FILE]                  a key file's fingerprint, or every\n"
+"                                     socket's key mode, epochs and\n"
+"                                     fingerprint (never the key)\n"
+"    key set --group ID --epoch N --start-seq S FILE\n"
+"                                     rotate a running group's key\n"
 "    help      this text, or a command's (gsyncctl help show)\n"
 "\n"
 "OPTIONS\n"
@@ -39,20 +47,26 @@ static const char overview[] =
 "    -n, --netns NAME   enter network namespace NAME (/run/netns/NAME, as\n"
 "                       made by ip netns add; or a path to a netns file)\n"
 "                       before reading; needs CAP_SYS_ADMIN\n"
-"    -i, --id ID        show, stats and watch: only the socket with this id\n"
+"    -i, --id ID        show, stats, watch and key show: only the socket\n"
+"                       with this id\n"
 "    -f, --format FMT   stats: text (default), json or prometheus\n"
 "    --interval SECONDS watch: time between samples (default 1)\n"
 "    --count N          watch: stop after N intervals\n"
-"    -g, --group ID, -r, --rank R, --start-seq N, -t, --topology FILE,\n"
-"    --ranks ID,..., --relay NODE=RANK, --no-multicast\n"
+"    -g, --group ID, -r, --rank R, --start-seq N\n"
+"                       schedule load|clear and key set: see their help\n"
+"    -t, --topology FILE, --ranks ID,..., --relay NODE=RANK, --no-multicast\n"
 "                       schedule only: see gsyncctl help schedule load\n"
+"    --epoch N, --mode auth|encrypt\n"
+"                       key set only: see gsyncctl help key set\n"
+"    --force            key generate: replace an existing key file\n"
 "    -h, --help         help (of COMMAND if given)\n"
 "    -V, --version      print the version\n"
 "\n"
 "EXIT STATUS\n"
 "    0  success\n"
 "    1  error: unreadable or malformed /proc file, missing column, a\n"
-"       schedule the kernel would refuse or did refuse, ...\n"
+"       schedule the kernel would refuse or did refuse, a refused key\n"
+"       file, ...\n"
 "    2  usage error\n"
 "    3  the gsync module is not loaded\n"
 "\n"
@@ -60,6 +74,8 @@ static const char overview[] =
 "    gsyncctl show\n"
 "    gsyncctl --netns gs-i0 stats --json\n"
 "    gsyncctl --netns gs-i0 schedule load s.gsched --group 0x2a\n"
+"    gsyncctl key generate /etc/gsync/job.key\n"
+"    gsyncctl key show\n"
 "\n"
 "SEE ALSO\n"
 "    docs/gsyncctl.md, docs/libgsync.md, ip-netns(8)\n";
@@ -155,9 +171,16 @@ static const char stats_help[] =
 "                        rate_loss_decreases).\n"
 "      drops             total and every non-zero reason: short, version,\n"
 "                        type, group, rank, source, field, stale, window,\n"
-"                        dup, nomem (see enum gsync_drop_reason in\n"
+"                        dup, nomem, clique, ratelimit; in keyed groups\n"
+"                        auth (forged, altered, or another key), replay\n"
+"                        (a packet seen before) and epoch (a key epoch\n"
+"                        not held) (see enum gsync_drop_reason in\n"
 "                        <linux/gsync.h>); reasons are read from the\n"
 "                        drop_* columns, so new ones appear automatically\n"
+"      key               a module with keyed groups: none, or the mode\n"
+"                        (auth, encrypt), the epoch the socket sends with,\n"
+"                        a rotation's epoch installed and not yet in use,\n"
+"                        and the key's fingerprint (never the key)\n"
 "    Numeric columns this version does not know are listed as (other).\n"
 "\n"
 "    The line \"udp (all UDP of the namespace, not only gsync):\" shows the\n"
@@ -175,7 +198,9 @@ static const char stats_help[] =
 "    gsync_rate_decreases_total, gsync_rate_loss_decreases_total and the\n"
 "    gauges gsync_send_rate_bytes (bytes/s) and gsync_rtt_seconds\n"
 "    (rtt_ms / 1000; a socket whose round trip is unknown, rtt_ms 0, has\n"
-"    no series rather than a false 0 s);\n"
+"    no series rather than a false 0 s); keyed groups as the gauges\n"
+"    gsync_key_epoch and gsync_key_next_epoch and the labels key_mode and\n"
+"    key_fingerprint of gsync_socket_info;\n"
 "    per-socket series (sockets in a group) are labelled netns (the\n"
 "    --netns argument, empty without), group, rank and socket (the id).\n"
 "    The namespace's lines (/proc/net/gsync_stats) are labelled netns\n"
@@ -196,6 +221,8 @@ static const char stats_help[] =
 "    {\"namespace\": {\"sockets_open\": 2, ...},\n"
 "     \"udp\": {\"UdpNoPorts\": 0, \"UdpIgnoredMulti\": 0, ...},\n"
 "     \"sockets\": [{\"id\": 1, ..., \"send_rate\": 1562500, \"rtt_ms\": 42,\n"
+"                  \"key_mode\": \"encrypt\", \"key_epoch\": 3,\n"
+"                  \"key_fingerprint\": \"5608c0e6269b66f4\", ...,\n"
 "                  \"drops\": {\"short\": 0, ...}, \"drops_total\": 0}, ...]}\n"
 "    Every column and line of the files, by their names, values as the\n"
 "    module gives them: send_rate in bytes/s, rtt_ms in ms (0 = unknown).\n"
@@ -231,7 +258,15 @@ static const char watch_help[] =
 
 int print_help(const char *cmd, const char *sub)
 {
-	if (cmd && !strcmp(cmd, "schedule")) {
+	if (cmd && !strcmp(cmd, "key")) {
+		if (!key_help(sub)) {
+			fprintf(stderr, "gsyncctl: no help for unknown command "
+				"'key %s'\n", sub);
+			print_usage_hint();
+			return EXIT_USAGE;
+		}
+		fputs(key_help(sub), stdout);
+	} else if (cmd && !strcmp(cmd, "schedule")) {
 		if (!schedule_help(sub)) {
 			fprintf(stderr, "gsyncctl: no help for unknown command "
 				"'schedule %s'\n", sub);
@@ -268,6 +303,6 @@ int usage_error(const char *fmt, const char *arg)
 
 void print_usage_hint(void)
 {
-	fputs("usage: gsyncctl [OPTIONS] family|show|stats|watch|schedule|help "
+	fputs("usage: gsyncctl [OPTIONS] family|show|stats|watch|schedule|key|help "
 	      "(gsyncctl --help for details)\n", stderr);
 }

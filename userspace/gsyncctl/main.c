@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gsync.h"
 #include <linux/gsync_sched.h>
 #include "cmds.h"
 #include "netns.h"
@@ -20,7 +21,8 @@
 
 enum {
 	OPT_PROC_DIR = 256, OPT_FAMILY_FILE, OPT_START_SEQ, OPT_RANKS, OPT_RELAY,
-	OPT_NO_MCAST, OPT_INTERVAL, OPT_COUNT, OPT_TEST_CLOCK,
+	OPT_NO_MCAST, OPT_INTERVAL, OPT_COUNT, OPT_TEST_CLOCK, OPT_EPOCH, OPT_MODE,
+	OPT_FORCE,
 };
 
 static int parse_format(struct ctx *c, const char *arg)
@@ -53,7 +55,31 @@ static int parse_interval(struct ctx *c, const char *arg)
 	return 0;
 }
 
-/* The options of schedule; 0 or EXIT_USAGE. */
+/* The options of key only; 0 or EXIT_USAGE. */
+static int key_opt(struct ctx *c, int ch, const char *arg)
+{
+	uint64_t v;
+	int m;
+
+	switch (ch) {
+	case OPT_EPOCH:
+		if (parse_dec_u64(arg, &v) || !v || v > UINT32_MAX)
+			return usage_error("--epoch needs a key epoch (1..4294967295), "
+					   "not '%s'", arg);
+		c->epoch = (uint32_t)v;
+		c->have_epoch = 1;
+		return 0;
+	case OPT_MODE:
+		m = gsync_key_mode_parse(arg);
+		if (m != GSYNC_KEY_AUTH && m != GSYNC_KEY_ENCRYPT)
+			return usage_error("--mode needs auth or encrypt, not '%s'", arg);
+		c->key_mode = m;
+		return 0;
+	default: c->force = 1; return 0;	/* OPT_FORCE */
+	}
+}
+
+/* The options of schedule (and, some of them, key set); 0 or EXIT_USAGE. */
 static int schedule_opt(struct ctx *c, int ch, const char *arg)
 {
 	switch (ch) {
@@ -91,11 +117,30 @@ static int has_schedule_opts(const struct ctx *c)
 	       c->no_multicast;
 }
 
+/* key SUB [FILE]: FILE optional for generate and show, required for set */
+static int key_positionals(struct ctx *c, int n, char **w)
+{
+	if (n < 2)
+		return usage_error("%s", "key needs a subcommand: generate, show or set");
+	c->sub = w[1];
+	if (!key_help(c->sub))
+		return usage_error("unknown key subcommand '%s'", c->sub);
+	if (n < 3 && !strcmp(c->sub, "set"))
+		return usage_error("%s", "key set needs a key FILE");
+	if (n > 3)
+		return usage_error("unexpected argument '%s'", w[3]);
+	c->file = n == 3 ? w[2] : NULL;
+	return EXIT_OK;
+}
+
 /* COMMAND [SUB [FILE]]: how many words each command takes */
 static int positionals(struct ctx *c, const char *cmd, int n, char **w)
 {
 	int want = 1;
 
+	c->cmd = cmd;
+	if (!strcmp(cmd, "key"))
+		return key_positionals(c, n, w);
 	if (!strcmp(cmd, "schedule")) {
 		if (n < 2)
 			return usage_error("%s", "schedule needs a subcommand: load, show "
@@ -137,6 +182,9 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "test-clock", no_argument, NULL, OPT_TEST_CLOCK },
+		{ "epoch", required_argument, NULL, OPT_EPOCH },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		/* hidden, for tests: read fixtures instead of /proc and sysfs */
 		{ "proc-dir", required_argument, NULL, OPT_PROC_DIR },
 		{ "family-file", required_argument, NULL, OPT_FAMILY_FILE },
@@ -186,6 +234,10 @@ int main(int argc, char **argv)
 			if (schedule_opt(&c, ch, optarg))
 				return EXIT_USAGE;
 			break;
+		case OPT_EPOCH: case OPT_MODE: case OPT_FORCE:
+			if (key_opt(&c, ch, optarg))
+				return EXIT_USAGE;
+			break;
 		case ':':
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
@@ -194,15 +246,17 @@ int main(int argc, char **argv)
 	}
 	cmd = optind < argc ? argv[optind] : NULL;
 	if (help)
-		return print_help(cmd, cmd && !strcmp(cmd, "schedule") &&
+		return print_help(cmd, cmd && (!strcmp(cmd, "schedule") ||
+					       !strcmp(cmd, "key")) &&
 				  optind + 1 < argc ? argv[optind + 1] : NULL);
 	if (!cmd) {
 		print_usage_hint();
 		return EXIT_USAGE;
 	}
 	if (!strcmp(cmd, "help")) {
-		int words = optind + 1 < argc && !strcmp(argv[optind + 1],
-							  "schedule") ? 3 : 2;
+		int words = optind + 1 < argc &&
+			    (!strcmp(argv[optind + 1], "schedule") ||
+			     !strcmp(argv[optind + 1], "key")) ? 3 : 2;
 
 		if (argc - optind > words) {
 			print_usage_hint();
@@ -214,8 +268,9 @@ int main(int argc, char **argv)
 	if ((rc = positionals(&c, cmd, argc - optind, argv + optind)))
 		return rc;
 	if (c.have_id && strcmp(cmd, "show") && strcmp(cmd, "stats") &&
-	    strcmp(cmd, "watch"))
-		return usage_error("%s", "--id applies to show, stats and watch only");
+	    strcmp(cmd, "watch") && strcmp(cmd, "key"))
+		return usage_error("%s", "--id applies to show, stats, watch and key "
+				   "show only");
 	if (have_format && strcmp(cmd, "stats"))
 		return usage_error("%s", "--format applies to stats only");
 	if (c.format == FMT_JSON)
@@ -228,9 +283,11 @@ int main(int argc, char **argv)
 		return usage_error("%s", "watch has no JSON output (use stats --json)");
 	c.netns = netns;
 	if (has_schedule_opts(&c) && !c.sub)
-		return usage_error("options --group, --rank, --start-seq, --topology, "
-			     "--ranks, --relay, --no-multicast apply to %s only",
-			     "schedule");
+		return usage_error("%s", "--group, --rank and --start-seq apply to "
+				   "schedule and key set only; --topology, --ranks, "
+				   "--relay and --no-multicast to schedule only");
+	if ((c.have_epoch || c.key_mode || c.force) && strcmp(cmd, "key"))
+		return usage_error("%s", "--epoch, --mode and --force apply to key only");
 	if (netns && netns_enter("gsyncctl", netns))
 		return EXIT_ERR;
 	if (!strcmp(cmd, "family"))
@@ -241,5 +298,7 @@ int main(int argc, char **argv)
 		return cmd_stats(&c);
 	if (!strcmp(cmd, "watch"))
 		return cmd_watch(&c);
+	if (!strcmp(cmd, "key"))
+		return cmd_key(&c);
 	return cmd_schedule(&c);
 }

@@ -10,6 +10,9 @@
  * module lacks leaves its family out, a numeric column this version does
  * not know becomes a gsync_socket_<column> gauge. rtt_ms is exported in
  * seconds (gsync_rtt_seconds), without a series while it is 0 (unknown).
+ * A keyed group's mode and key fingerprint are labels of
+ * gsync_socket_info (never values: a fingerprint may look decimal), its
+ * epochs the gauges gsync_key_epoch and gsync_key_next_epoch.
  *
  * The lines of /proc/net/gsync_stats (labelled netns only) each get a
  * family of their own: the namespace's gauges and counters (ns_metrics),
@@ -90,6 +93,12 @@ static const struct metric metrics[] = {
 	{ "send_rate", "gsync_send_rate_bytes", "gauge",
 	  "Bytes per second the rank sends at now: the pacing rate set, else "
 	  "the adaptive rate (0 before the first send)." },
+	/* keyed groups */
+	{ "key_epoch", "gsync_key_epoch", "gauge",
+	  "Key epoch the socket sends with (0 in a group without a key; mode "
+	  "and fingerprint are labels of gsync_socket_info)." },
+	{ "key_next_epoch", "gsync_key_next_epoch", "gauge",
+	  "Epoch of a key rotation installed and not yet in use; 0 = none." },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -108,7 +117,7 @@ static const struct metric ms_metrics[] = {
 /* Columns that are labels or identity, never exported as values. */
 static const char *const label_cols[] = {
 	"id", "inode", "uid", "state", "group", "rank", "nranks", "sched_tag",
-	NULL,
+	"key_mode", "key_fingerprint", NULL,
 };
 
 static int known_col(const char *col)
@@ -407,8 +416,11 @@ void stats_prometheus(const struct ctx *c, const struct table *t,
 			continue;
 		printf("gsync_socket_info{");
 		socket_labels(c, t, r);
-		for (i = 0; i < 4; i++) {
-			static const char *const extra[] = { "nranks", "uid", "inode", "sched_tag" };
+		for (i = 0; i < 6; i++) {
+			static const char *const extra[] = {
+				"nranks", "uid", "inode", "sched_tag", "key_mode",
+				"key_fingerprint",
+			};
 
 			if (table_col(t, extra[i]) >= 0)
 				put_label(extra[i], cell_str(t, r, extra[i]), 0);

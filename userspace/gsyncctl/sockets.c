@@ -16,15 +16,20 @@ static const char *const u64_cols[] = {
 	"retransmits", "mcast_retransmits", "timeouts", "mismatches",
 	/* rate control (optional: a module without it has none of them) */
 	"reports_sent", "reports_received", "rate_decreases",
-	"rate_loss_decreases", "send_rate", "rtt_ms", NULL,
+	"rate_loss_decreases", "send_rate", "rtt_ms",
+	/* keyed groups (optional too); key_mode is a word, the fingerprint
+	 * COL_FPR */
+	"key_epoch", "key_next_epoch", NULL,
 };
 
 enum col_type col_type_of(const char *name)
 {
 	unsigned int i;
 
-	if (!strcmp(name, "state"))
+	if (!strcmp(name, "state") || !strcmp(name, "key_mode"))
 		return COL_WORD;
+	if (!strcmp(name, "key_fingerprint"))
+		return COL_FPR;
 	if (!strcmp(name, "group"))
 		return COL_HEX;
 	/* Drop reasons are open-ended: any drop_* column is a counter. */
@@ -44,6 +49,12 @@ static int valid_word(const char *s)
 	return 1;
 }
 
+/* Exactly 16 lower-case hex digits, as the module prints a fingerprint. */
+static int valid_fpr(const char *s)
+{
+	return strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16;
+}
+
 static int check_cell(const char *v, enum col_type type)
 {
 	uint64_t x;
@@ -54,6 +65,8 @@ static int check_cell(const char *v, enum col_type type)
 		return valid_word(v);
 	if (!strcmp(v, "-"))
 		return 1;
+	if (type == COL_FPR)
+		return valid_fpr(v);
 	return type == COL_HEX ? parse_hex_u64(v, &x) == 0
 			       : parse_dec_u64(v, &x) == 0;
 }
@@ -107,8 +120,11 @@ int sockets_load(struct table *t, const char *dir)
 				continue;
 			fprintf(stderr, "gsyncctl: %s: line %u, column '%s': "
 				"'%.40s' is not a valid %s\n", path, r + 2,
-				t->cols[c], v, type == COL_WORD ? "state" :
-				type == COL_HEX ? "hex number (0x...)" : "number");
+				t->cols[c], v, type == COL_WORD ?
+				(strcmp(t->cols[c], "state") ? "key mode" : "state") :
+				type == COL_HEX ? "hex number (0x...)" :
+				type == COL_FPR ? "fingerprint (16 hex digits)" :
+				"number");
 			table_free(t);
 			return EXIT_ERR;
 		}
@@ -174,7 +190,8 @@ void json_cell(struct json *j, const struct table *t, unsigned int row,
 	uint64_t x;
 
 	/* Hex ids stay strings: JSON numbers lose precision above 2^53. */
-	if (type == COL_WORD || (type == COL_HEX && strcmp(v, "-")))
+	if (type == COL_WORD ||
+	    ((type == COL_HEX || type == COL_FPR) && strcmp(v, "-")))
 		json_str(j, v);
 	else if (!strcmp(v, "-") && type != COL_UNKNOWN)
 		json_nil(j);

@@ -18,7 +18,8 @@ enum col_type {
 	COL_UNKNOWN,	/* not ours: printed in JSON as number or string */
 	COL_U64,	/* decimal, or "-" for not applicable */
 	COL_HEX,	/* 0x..., or "-" */
-	COL_WORD,	/* a lower-case word (state) */
+	COL_WORD,	/* a lower-case word (state, key_mode) */
+	COL_FPR,	/* a key fingerprint: 16 hex digits, or "-" */
 };
 
 enum col_type col_type_of(const char *name);

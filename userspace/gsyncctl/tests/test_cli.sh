@@ -35,7 +35,7 @@ G="$BIN --proc-dir"
 # ---- help ----
 t "--help exits 0" 0 $BIN --help
 has "--help has an EXIT STATUS section" out "EXIT STATUS"
-for c in family show stats schedule; do
+for c in family show stats schedule key; do
 	t "help $c exits 0" 0 $BIN help $c
 	has "help $c is the $c page" out "gsyncctl $c -"
 	t "$c --help is the same page" 0 $BIN $c --help
@@ -47,6 +47,13 @@ for c in load show clear; do
 	t "schedule $c --help is the same page" 0 $BIN schedule $c --help
 	has "and has an EXIT STATUS section" out "EXIT STATUS"
 done
+for c in generate show set; do
+	t "help key $c exits 0" 0 $BIN help key $c
+	has "help key $c is the page" out "gsyncctl key $c -"
+	t "key $c --help is the same page" 0 $BIN key $c --help
+	has "and has an EXIT STATUS section" out "EXIT STATUS"
+done
+t "help of an unknown key subcommand is a usage error" 2 $BIN help key frob
 t "help of an unknown schedule subcommand is a usage error" 2 $BIN help schedule frob
 t "help of an unknown command is a usage error" 2 $BIN help frobnicate
 t "no command is a usage error" 2 $BIN
@@ -641,5 +648,192 @@ t "watch: an older module's columns" 0 $BIN --proc-dir "$W" watch --count 1 --in
 nohas "watch: no rate columns without them" out 'RATE_MB/s\|RTT_MS'
 t "help watch exits 0" 0 $BIN help watch
 has "help watch is the watch page" out "gsyncctl watch -"
+
+# ---- keyed groups: /proc columns ----
+# The keyed fixture is the newest layout: drop_auth, drop_replay and
+# drop_epoch after drop_ratelimit, key_mode key_epoch key_next_epoch
+# key_fingerprint after rtt_ms (and in gsync_stats the three drop lines).
+# Sockets: 1 unconfigured, 2 encrypt epoch 3 with epoch 4 installed, 3
+# unkeyed, 4 auth epoch 1 (a fingerprint with a leading zero). Every
+# other fixture is an older module's, which must keep working.
+KF=$FX/keyed
+t "stats: a module with keyed groups" 0 $G "$KF" stats
+sock 2
+has "stats: a keyed socket's mode, epoch, next epoch and fingerprint" sock \
+	"^  key  *encrypt, epoch 3 (epoch 4 installed, not yet in use), fingerprint 5608c0e6269b66f4\$"
+has "stats: drops by the new reasons" sock "^  drops  *14 (short 1, dup 4, auth 6, replay 2, epoch 1)\$"
+sock 3
+has "stats: an unkeyed socket's key is none" sock "^  key  *none\$"
+sock 4
+has "stats: auth mode, no rotation pending, the fingerprint's leading zero kept" sock \
+	"^  key  *auth, epoch 1, fingerprint 09b3516f8cfa9e74\$"
+nohas "stats: the key columns are known, not (other)" out "key_.*(other)"
+sed -n '1,/^$/p' "$TMP/out" > "$TMP/nstot"
+has "stats: the namespace's drops by the new reasons" nstot "^  drops  *29 (short 1, dup 4, auth 16, replay 5, epoch 3)\$"
+t "stats: an older module's columns (no key)" 0 $G "$RF" stats
+nohas "stats: no key line without the columns" out "^  key "
+t "stats --json: keyed groups" 0 $G "$KF" stats --json
+json "stats --json: key columns typed (mode and fingerprint strings, epochs numbers), drops by name" \
+	"[d['sockets'][1][k] for k in ('key_mode', 'key_epoch', 'key_next_epoch', 'key_fingerprint')] == ['encrypt', 3, 4, '5608c0e6269b66f4'] and d['sockets'][3]['key_fingerprint'] == '09b3516f8cfa9e74' and d['sockets'][1]['drops']['auth'] == 6 and d['sockets'][1]['drops']['replay'] == 2 and d['sockets'][1]['drops']['epoch'] == 1 and len(d['sockets'][1]['drops']) == 16 and d['namespace']['drop_auth'] == 16"
+t "show --json: a fingerprint of decimal digits stays a string" 0 $G "$KF" show --json
+json "show --json: key_fingerprint is a string" "all(isinstance(s['key_fingerprint'], str) for s in d['sockets']) and d['sockets'][0]['key_fingerprint'] == '0000000000000000'"
+t "show: a module with keyed groups" 0 $G "$KF" show
+has "show: the same columns as before" out "joined  *0x1122334455667788  *1/4  *11  *2  *9  *1"
+t "stats --format prometheus: keyed groups" 0 $G "$KF" stats --format prometheus
+prom "prometheus: keyed groups, valid, families once" "True"
+L4="netns='', group='0x2b', rank='2', socket='4'"
+prom "prometheus: the key epochs are gauges" \
+	"s('gsync_key_epoch', $L2) == 3 and s('gsync_key_next_epoch', $L2) == 4 and s('gsync_key_epoch', $L4) == 1 and s('gsync_key_next_epoch', $L4) == 0 and types['gsync_key_epoch'] == types['gsync_key_next_epoch'] == 'gauge'"
+prom "prometheus: mode and fingerprint are labels of gsync_socket_info, never values" \
+	"[dict(k[1:]).get('key_mode') for k in v if k[0] == 'gsync_socket_info'] == ['encrypt', 'none', 'auth'] and [dict(k[1:]).get('key_fingerprint') for k in v if k[0] == 'gsync_socket_info'] == ['5608c0e6269b66f4', '0000000000000000', '09b3516f8cfa9e74'] and not any('fingerprint' in n or n == 'gsync_socket_key_mode' for n in types)"
+prom "prometheus: drops by the new reasons, per socket and for the namespace" \
+	"s('gsync_drops_total', $L2, reason='auth') == 6 and s('gsync_drops_total', netns='', group='0x1122334455667788', rank='1', socket='2', reason='epoch') == 1 and s('gsync_namespace_drops_total', netns='', reason='replay') == 5"
+prom "prometheus: no key column left generic" "not any(n.startswith('gsync_socket_') and n != 'gsync_socket_info' for n in types)"
+t "stats --format prometheus: an older module's (no key)" 0 $G "$RF" stats --format prometheus
+prom "prometheus: no key family or label without the columns" \
+	"'gsync_key_epoch' not in types and not any('key_mode' in dict(k[1:]) for k in v)"
+# malformed key columns: named like every other column
+mkdir -p "$TMP/kbad"
+cp "$KF/gsync_stats" "$TMP/kbad/"
+for bad in "5608C0E6269B66F4:fingerprint (16 hex digits)" "5608c0e6269b66f:fingerprint (16 hex digits)" \
+	"0x5608c0e6269b66f4:fingerprint (16 hex digits)"; do
+	sed "s/ 5608c0e6269b66f4\$/ ${bad%%:*}/" "$KF/gsync" > "$TMP/kbad/gsync"
+	t "show: key_fingerprint '${bad%%:*}' fails with 1" 1 $G "$TMP/kbad" show
+	has "show: names the column and what it must be" err "column 'key_fingerprint': '${bad%%:*}' is not a valid ${bad#*:}"
+done
+sed "s/ encrypt 3 4 / Encrypt! 3 4 /" "$KF/gsync" > "$TMP/kbad/gsync"
+t "show: a garbage key_mode fails with 1" 1 $G "$TMP/kbad" show
+has "show: names it" err "column 'key_mode': 'Encrypt!' is not a valid key mode"
+sed "s/ encrypt 3 4 / encrypt 3x 4 /" "$KF/gsync" > "$TMP/kbad/gsync"
+t "show: a garbage key_epoch fails with 1" 1 $G "$TMP/kbad" show
+has "show: names it" err "column 'key_epoch': '3x' is not a valid number"
+mkdir -p "$W/k/0" "$W/k/1"
+cp "$KF/gsync" "$W/k/0/gsync"
+awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+     $1 == 2 { $c["drop_auth"] += 5; $c["drop_replay"] += 2; $c["drop_epoch"] += 1 } { print }' \
+	"$KF/gsync" > "$W/k/1/gsync"
+t "watch: a module with keyed groups" 0 $BIN --proc-dir "$W/k" watch --count 1 --interval 0.5 --test-clock
+has "watch: auth, replay and epoch drops in DROPS/s" out \
+	'^2  *0x1122334455667788 1/4 .* 16.0  *1.56[23]  *42$'
+
+# ---- key show (sockets) ----
+t "key show: every socket's key" 0 $G "$KF" key show
+has "key show: the header" out "^ID  *GROUP  *RANK  *MODE  *EPOCH  *NEXT  *FINGERPRINT\$"
+has "key show: a keyed socket with a rotation installed" out "^ 2  0x1122334455667788  1/4   encrypt      3     4  5608c0e6269b66f4\$"
+has "key show: an unkeyed socket" out "^ 3  0x2a                0/2   none         -     -  -\$"
+has "key show: an unconfigured socket" out "^ 1  0x0                 -     none         -     -  -\$"
+has "key show: auth, no rotation" out "^ 4  0x2b                2/3   auth         1     -  09b3516f8cfa9e74\$"
+nohas "key show: never a key (no base64)" out "[A-Za-z0-9+/]\{43\}="
+t "key show --json" 0 $G "$KF" key show --json
+json "key show --json: the key columns by name, typed" \
+	"len(d['sockets']) == 4 and d['sockets'][1] == {'id': 2, 'state': 'joined', 'group': '0x1122334455667788', 'rank': 1, 'nranks': 4, 'key_mode': 'encrypt', 'key_epoch': 3, 'key_next_epoch': 4, 'key_fingerprint': '5608c0e6269b66f4'}"
+t "key show --id 4" 0 $G "$KF" key show --id 4
+if grep -q '^ *4 ' "$TMP/out" && ! grep -q '^ *2 ' "$TMP/out"; then pass "key show --id shows one socket"
+else flunk "key show --id shows one socket"; fi
+t "key show --id 99 is not an error" 0 $G "$KF" key show --id 99
+has "and says there is none" out "no gsync sockets with that id"
+mkdir -p "$TMP/knone"
+head -1 "$KF/gsync" > "$TMP/knone/gsync"
+cp "$KF/gsync_stats" "$TMP/knone/"
+t "key show: no sockets" 0 $G "$TMP/knone" key show
+has "key show: says there are none" out "no gsync sockets in this network namespace"
+t "key show --json: no sockets" 0 $G "$TMP/knone" key show --json
+json "key show --json: an empty list" "d == {'sockets': []}"
+t "key show: a module without keyed groups fails with 1" 1 $G "$RF" key show
+has "key show: names the missing column" err "key show: /proc/net/gsync has no column 'key_mode'"
+t "key show: no module (3)" 3 $G "$FX/no-module" key show
+
+# ---- key generate, key show FILE ----
+t "key generate: to stdout" 0 $BIN key generate
+if grep -qx '[A-Za-z0-9+/]\{43\}=' "$TMP/out" && [ "$(wc -l < "$TMP/out")" = 1 ] &&
+	[ "$(wc -c < "$TMP/out")" = 45 ]; then pass "key generate: one line of 44 base64 characters"
+else flunk "key generate: one line of 44 base64 characters"; sed 's/^/# /' "$TMP/out"; fi
+cp "$TMP/out" "$TMP/k1"
+$BIN key generate > "$TMP/k2" 2>/dev/null
+if ! cmp -s "$TMP/k1" "$TMP/k2"; then pass "key generate: two keys differ"; else flunk "key generate: two keys differ"; fi
+chmod 644 "$TMP/k2"
+t "key generate: to a world-readable file" 0 sh -c "$BIN key generate > '$TMP/k2'"
+has "key generate: warns that others may read it" err "warning: writing a key to a file group or others may read (mode 0644)"
+t "key generate FILE" 0 $BIN key generate "$TMP/job.key"
+if [ "$(stat -c %a "$TMP/job.key")" = 600 ]; then pass "key generate FILE: mode 0600"
+else flunk "key generate FILE: mode 0600 ($(stat -c %a "$TMP/job.key"))"; fi
+fp=$(sed -n 's/^wrote .*job.key (mode 0600): fingerprint \([0-9a-f]\{16\}\)$/\1/p' "$TMP/out")
+if [ -n "$fp" ]; then pass "key generate FILE: says it wrote it, with the fingerprint"
+else flunk "key generate FILE: says it wrote it, with the fingerprint"; sed 's/^/# /' "$TMP/out"; fi
+cp "$TMP/job.key" "$TMP/job.key.first"
+t "key generate FILE: an existing file is not overwritten (1)" 1 $BIN key generate "$TMP/job.key"
+has "and says --force replaces it" err "exists: not overwriting a key (--force replaces it)"
+if cmp -s "$TMP/job.key" "$TMP/job.key.first"; then pass "key generate: the first key is kept"
+else flunk "key generate: the first key is kept"; fi
+chmod 644 "$TMP/job.key"
+t "key generate --force FILE" 0 $BIN key generate --force "$TMP/job.key"
+if ! cmp -s "$TMP/job.key" "$TMP/job.key.first" && [ "$(stat -c %a "$TMP/job.key")" = 600 ]; then
+	pass "key generate --force: a new key, mode 0600 again"
+else flunk "key generate --force: a new key, mode 0600 again"; fi
+t "key generate: a directory that does not exist fails with 1" 1 $BIN key generate "$TMP/nodir/x.key"
+t "key show FILE: the fingerprint of the key generate wrote" 0 $BIN key show "$TMP/job.key.first"
+has "key show FILE: 16 hex digits, the same as generate printed" out "^$fp\$"
+printf 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n' > "$TMP/seq.key"
+chmod 600 "$TMP/seq.key"
+t "key show FILE: bytes 0..31" 0 $BIN key show "$TMP/seq.key"
+has "key show FILE: libgsync's (and hashlib's) fingerprint 5608c0e6269b66f4" out "^5608c0e6269b66f4\$"
+t "key show FILE --json" 0 $BIN key show "$TMP/seq.key" --json
+json "key show FILE --json: file and fingerprint" "d == {'file': '$TMP/seq.key', 'fingerprint': '5608c0e6269b66f4'}"
+chmod 640 "$TMP/seq.key"
+t "key show FILE: mode 0640 is refused (1)" 1 $BIN key show "$TMP/seq.key"
+has "and says to chmod 600 it" err "group or others may access it (mode 0640); a key file must be mode 0600 (chmod 600"
+if [ -s "$TMP/out" ]; then flunk "a refused key file prints no fingerprint"; else pass "a refused key file prints no fingerprint"; fi
+chmod 600 "$TMP/seq.key"
+printf 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n# a comment\n' > "$TMP/junk.key"
+chmod 600 "$TMP/junk.key"
+t "key show FILE: trailing junk is refused (1)" 1 $BIN key show "$TMP/junk.key"
+has "and says what a key file holds" err "not a key file: it must be a regular file holding one key"
+t "key show FILE: a directory is refused (1)" 1 $BIN key show "$TMP"
+t "key show FILE: a missing file (1)" 1 $BIN key show "$TMP/nope.key"
+has "and says so" err "No such file"
+
+# ---- key set ----
+KS="key set --group 0x2a --epoch 2 --start-seq 1000"
+t "key set without FILE is a usage error" 2 $BIN key set --group 1 --epoch 2 --start-seq 5
+has "and asks for it" err "key set needs a key FILE"
+t "key set without --group is a usage error" 2 $BIN key set --epoch 2 --start-seq 5 "$TMP/seq.key"
+has "and asks for it" err "key set needs --group ID"
+t "key set without --epoch is a usage error" 2 $BIN key set --group 1 --start-seq 5 "$TMP/seq.key"
+has "and asks for it" err "key set needs --epoch N"
+t "key set without --start-seq is a usage error" 2 $BIN key set --group 1 --epoch 2 "$TMP/seq.key"
+has "and asks for it" err "key set needs --start-seq N"
+t "key set --start-seq 0 is a usage error" 2 $BIN $KS --start-seq 0 "$TMP/seq.key"
+t "key set --epoch 0 is a usage error" 2 $BIN key set --group 1 --epoch 0 --start-seq 5 "$TMP/seq.key"
+t "key set --epoch 2^32 is a usage error" 2 $BIN key set --group 1 --epoch 4294967296 --start-seq 5 "$TMP/seq.key"
+t "key set --mode none is a usage error" 2 $BIN $KS --mode none "$TMP/seq.key"
+has "and names the modes" err "--mode needs auth or encrypt, not 'none'"
+t "key set --rank 65535 is a usage error" 2 $BIN $KS --rank 65535 "$TMP/seq.key"
+t "key set --topology is a usage error" 2 $BIN $KS --topology x.json "$TMP/seq.key"
+t "key set --force is a usage error" 2 $BIN $KS --force "$TMP/seq.key"
+t "key set --json is a usage error" 2 $BIN $KS --json "$TMP/seq.key"
+t "key set with two files is a usage error" 2 $BIN $KS "$TMP/seq.key" "$TMP/seq.key"
+t "key show --group is a usage error" 2 $BIN key show --group 1
+t "key generate --epoch is a usage error" 2 $BIN key generate --epoch 2
+t "key generate --json is a usage error" 2 $BIN key generate --json
+t "key show FILE --id is a usage error" 2 $BIN key show "$TMP/seq.key" --id 1
+t "key without a subcommand is a usage error" 2 $BIN key
+t "key frob is a usage error" 2 $BIN key frob
+has "and says so" err "unknown key subcommand 'frob'"
+t "--epoch with stats is a usage error" 2 $G "$FX/good" stats --epoch 2
+t "--mode with schedule is a usage error" 2 $BIN schedule show "$TMP/grid.gsched" --mode auth
+t "--force with show is a usage error" 2 $G "$FX/good" show --force
+chmod 644 "$TMP/seq.key"
+t "key set: a world-readable key file is refused before the kernel (1)" 1 $BIN $NOFAM $KS "$TMP/seq.key"
+has "and says to chmod 600 it" err "chmod 600"
+chmod 600 "$TMP/seq.key"
+t "key set without the module exits 3" 3 $BIN $NOFAM $KS --rank 1 --mode auth "$TMP/seq.key"
+has "key set: says the module is not loaded" err "gsync kernel module is not loaded"
+if [ ! -e /sys/module/gsync ]; then
+	t "key set: a family that is not registered exits 3" 3 $BIN --family-file "$FX/family-25" $KS "$TMP/seq.key"
+	has "key set: says the family is not registered" err "address family 25 is not registered"
+else
+	pass "key set: a family that is not registered # SKIP gsync is loaded here"
+	pass "key set: says the family is not registered # SKIP gsync is loaded here"
+fi
 
 exit $fail
