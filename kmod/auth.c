@@ -28,6 +28,7 @@
 #include <crypto/blake2s.h>
 #include <crypto/chacha20poly1305.h>
 #include <linux/string.h>
+#include <linux/gsync.h>
 
 #include "gsync.h"
 #include "auth.h"
@@ -56,6 +57,26 @@ void gsync_auth_derive(u8 out[GSYNC_AUTH_KEY_LEN],
 	memzero_explicit(in, sizeof(in));
 }
 GSYNC_EXPORT_FOR_TESTS(gsync_auth_derive);
+
+/*
+ * A secret's fingerprint (uapi gsync_key): names a key in gsync_info and
+ * /proc without revealing it.
+ */
+u64 gsync_auth_fingerprint(const u8 secret[GSYNC_AUTH_KEY_LEN])
+{
+	u8 in[sizeof(GSYNC_KEY_FPR_LABEL) - 1 + GSYNC_AUTH_KEY_LEN];
+	u8 out[BLAKE2S_HASH_SIZE];
+	__be64 fpr;
+
+	memcpy(in, GSYNC_KEY_FPR_LABEL, sizeof(GSYNC_KEY_FPR_LABEL) - 1);
+	memcpy(in + sizeof(GSYNC_KEY_FPR_LABEL) - 1, secret, GSYNC_AUTH_KEY_LEN);
+	blake2s(out, in, NULL, sizeof(out), sizeof(in), 0);
+	memcpy(&fpr, out, sizeof(fpr));
+	memzero_explicit(in, sizeof(in));
+	memzero_explicit(out, sizeof(out));
+	return be64_to_cpu(fpr);
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_auth_fingerprint);
 
 /*
  * Seal the packet at pkt: clear_len bytes in clear (associated data), then

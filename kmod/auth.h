@@ -18,6 +18,7 @@ enum gsync_auth_mode {
 void gsync_auth_derive(u8 out[GSYNC_AUTH_KEY_LEN],
 		       const u8 secret[GSYNC_AUTH_KEY_LEN], int mode,
 		       u64 group_id, u32 epoch, u16 rank);
+u64 gsync_auth_fingerprint(const u8 secret[GSYNC_AUTH_KEY_LEN]);
 void gsync_auth_seal(const u8 key[GSYNC_AUTH_KEY_LEN], int mode, u64 ctr,
 		     u8 *pkt, size_t clear_len, size_t payload_len);
 bool gsync_auth_open(const u8 key[GSYNC_AUTH_KEY_LEN], int mode, u64 ctr,

@@ -32,6 +32,8 @@
 #include "mem.h"
 #include "reduce.h"
 #include "netstats.h"
+#include "keys.h"
+#include "keyopt.h"
 
 #define GSYNC_DEF_WINDOW	4
 #define GSYNC_DEF_MAX_OP	(64U << 20)
@@ -155,11 +157,11 @@ int gsync_join_check(struct gsync_join *j, const struct gsync_addr *members)
 GSYNC_EXPORT_FOR_TESTS(gsync_join_check);
 
 /* IP + UDP + gsync header overhead; payload is the rest, 8-byte aligned. */
-static u32 gsync_chunk_bytes(int family, u32 mtu)
+static u32 gsync_chunk_bytes(int family, u32 mtu, u32 seal_len)
 {
 	u32 ip = family == AF_INET ? 20 : 40;
 
-	return rounddown(mtu - ip - 8 - GSYNC_WIRE_HDR_LEN, 8);
+	return rounddown(mtu - ip - 8 - GSYNC_WIRE_HDR_LEN - seal_len, 8);
 }
 
 /*
@@ -190,6 +192,7 @@ static void gsync_group_free(struct gsync_group *g)
 	gsync_sched_put(g->sched);
 	gsync_sched_put(g->sched_next);
 	kfree(g->txbuf);
+	gsync_keys_free(g->keys);
 	kfree(g->slots);
 	kfree(g->peer_sa);
 	kfree(g->srtt);
@@ -221,6 +224,8 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 		return -ERANGE;
 	if (optlen != sizeof(j) + j.nranks * sizeof(struct gsync_addr))
 		return -EINVAL;
+	if (!gs->key && gsync_require_auth(net))
+		return -ENOKEY;
 
 	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 	if (!g)
@@ -264,10 +269,23 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	mtu = clamp_t(u32, mtu, 576, 65535);
 
 	g->slots = kcalloc(j.window, sizeof(*g->slots), GFP_KERNEL_ACCOUNT);
-	g->txbuf = kmalloc(GSYNC_WIRE_HDR_LEN + 65536, GFP_KERNEL_ACCOUNT);
+	g->txbuf = kmalloc(GSYNC_WIRE_HDR_LEN + GSYNC_WIRE_SEC_LEN + 65536 +
+			   GSYNC_WIRE_TAG_LEN, GFP_KERNEL_ACCOUNT);
 	err = -ENOMEM;
 	if (!g->slots || !g->txbuf)
 		goto err_free;
+	if (gs->key) {	/* keyopt.c */
+		g->keys = gsync_keys_create(gs->key->mode, j.group_id, j.nranks,
+					    j.rank, gs->key->epoch,
+					    gs->key->secret);
+		if (IS_ERR(g->keys)) {
+			err = PTR_ERR(g->keys);
+			g->keys = NULL;
+			goto err_free;
+		}
+		g->sec_len = GSYNC_WIRE_SEC_LEN;
+		g->seal_len = GSYNC_WIRE_SEC_LEN + GSYNC_WIRE_TAG_LEN;
+	}
 
 	g->cfg = j;
 	g->gs = gs;
@@ -275,7 +293,7 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	g->uid = sock_i_uid(&gs->sk);
 	g->family = g->members[0].family;
 	g->unicast = j.flags & GSYNC_JOIN_UNICAST;
-	g->chunk_bytes = gsync_chunk_bytes(g->family, mtu);
+	g->chunk_bytes = gsync_chunk_bytes(g->family, mtu, g->seal_len);
 	for (i = 0; i < j.nranks; i++)
 		gsync_addr_to_sockaddr(&g->members[i], &g->peer_sa[i]);
 	if (!g->unicast)
@@ -312,6 +330,7 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	}
 	WRITE_ONCE(g->usock->sk->sk_sndbuf, GSYNC_UDP_SNDBUF);
 
+	gsync_key_joined(gs);
 	gsync_netstats_add(gsync_net(net), g);
 	/* Pairs with the acquire in /proc and poll: publish a ready group. */
 	smp_store_release(&gs->group, g);

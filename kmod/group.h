@@ -199,6 +199,10 @@ struct gsync_group {
 	int family;			/* AF_INET or AF_INET6 */
 	bool unicast;			/* GSYNC_JOIN_UNICAST */
 	u32 chunk_bytes;		/* our DATA payload size */
+	/* keyed groups (seal.c): lock; set at JOIN, freed at destroy */
+	struct gsync_keys *keys;
+	u8 sec_len;			/* 0, or room for struct gsync_wire_sec */
+	u8 seal_len;			/* 0, or sec_len + the tag */
 	struct socket *usock;		/* bound to our endpoint; sends all */
 	struct socket *msock;		/* bound to the group; NULL if unicast */
 	/* gsync_net.lock (mgroup.c): struct gsync_mgroup, clique groups */

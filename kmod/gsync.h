@@ -89,6 +89,7 @@ struct gsync_net {
 	unsigned long mem_max;		/* net.gsync.mem_max */
 	unsigned long stash_max;	/* net.gsync.stash_max */
 	unsigned long max_rate;		/* net.gsync.max_rate, bytes/s */
+	unsigned long require_auth;	/* net.gsync.require_auth, 0 or 1 */
 	struct ctl_table_header *sysctl;
 	spinlock_t rtt_lock;
 	struct gsync_rtt_path rtt_paths[GSYNC_RTT_PATHS];	/* rtt_lock */
@@ -105,6 +106,8 @@ struct gsync_sock {
 	struct gsync_group *group;
 	/* GSYNC_ENGINE (enum gsync_engine), under lock_sock; see reduce.c */
 	u32 engine;
+	/* GSYNC_KEY before JOIN, under lock_sock, erased at JOIN (keyopt.c) */
+	struct gsync_key *key;
 };
 
 static inline struct gsync_sock *gsync_sk(const struct sock *sk)

@@ -52,6 +52,7 @@ static struct gsync_epoch *gsync_epoch_new(int mode, u64 group_id,
 	if (!e)
 		return NULL;
 	e->epoch = epoch;
+	e->fingerprint = gsync_auth_fingerprint(secret);
 	e->start_seq = start_seq;
 	e->key = kvcalloc(nranks, sizeof(*e->key), GFP_KERNEL_ACCOUNT);
 	e->rx = kvcalloc(nranks, sizeof(*e->rx), GFP_KERNEL_ACCOUNT);

@@ -11,6 +11,7 @@
 /* One key epoch: every sender's key, and what we have had from each. */
 struct gsync_epoch {
 	u32 epoch;
+	u64 fingerprint;	/* of the secret it was made from */
 	u64 start_seq;		/* we send with it from this operation on */
 	u64 tx_ctr;		/* the next counter we send with */
 	u8 (*key)[GSYNC_AUTH_KEY_LEN];	/* [nranks]: sender r's key */

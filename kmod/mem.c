@@ -18,9 +18,13 @@
  *  - net.gsync.max_rate: bytes/s one socket sends at most, whether its
  *    rate is set by hand or adaptive (rate.c); GSYNC_MAX_PACING_RATE,
  *    no cap, by default.
+ * and one for trust:
+ *  - net.gsync.require_auth: 1 refuses to JOIN a group without a key
+ *    (GSYNC_KEY; ENOKEY), 0 (the default) allows it.
  * A namespace other than the initial one never gets more than the initial
  * namespace allows: its values are capped by init_net's at use, so a user
- * who owns a network namespace cannot raise its own budget.
+ * who owns a network namespace cannot raise its own budget, nor lift the
+ * initial namespace's require_auth.
  *
  * Locking: the sysctl values are read with READ_ONCE. gsync_net.mem and
  * gsync_group.mem are atomics; a group's charge grows only in sendmsg
@@ -41,6 +45,8 @@ static unsigned long gsync_ulong_max = ULONG_MAX;
 static unsigned long gsync_ulong_min = 1UL << 16;
 static unsigned long gsync_rate_lo = GSYNC_CC_MIN_RATE;
 static unsigned long gsync_rate_hi = GSYNC_MAX_PACING_RATE;
+static unsigned long gsync_bool_lo;
+static unsigned long gsync_bool_hi = 1;
 
 static unsigned long gsync_default_net_mem(void)
 {
@@ -148,7 +154,20 @@ static const struct ctl_table gsync_sysctl_template[] = {
 	GSYNC_SYSCTL("stash_max", stash_max, gsync_ulong_min,
 		     gsync_ulong_max),
 	GSYNC_SYSCTL("max_rate", max_rate, gsync_rate_lo, gsync_rate_hi),
+	GSYNC_SYSCTL("require_auth", require_auth, gsync_bool_lo,
+		     gsync_bool_hi),
 };
+
+/*
+ * May a group of this namespace run without a key? Not if its
+ * net.gsync.require_auth or the initial namespace's says so (a namespace
+ * its user made cannot lift the host's requirement).
+ */
+bool gsync_require_auth(struct net *net)
+{
+	return READ_ONCE(gsync_net(net)->require_auth) ||
+	       READ_ONCE(gsync_net(&init_net)->require_auth);
+}
 
 int gsync_mem_init_net(struct gsync_net *gn)
 {

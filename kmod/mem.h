@@ -7,6 +7,7 @@
 
 struct gsync_group;
 struct gsync_net;
+struct net;
 
 int gsync_mem_init_net(struct gsync_net *gn);
 void gsync_mem_exit_net(struct gsync_net *gn);
@@ -16,5 +17,6 @@ void gsync_mem_uncharge(struct gsync_group *g, u64 bytes);
 int gsync_mem_refusal(struct gsync_group *g);
 unsigned long gsync_stash_max(struct gsync_group *g);
 u64 gsync_max_rate(struct gsync_group *g);
+bool gsync_require_auth(struct net *net);
 
 #endif /* GSYNC_MEM_H */

@@ -33,6 +33,7 @@
 #include "gsync.h"
 #include "group.h"
 #include "op.h"
+#include "keys.h"
 #include "send.h"
 #include "mem.h"
 #include "route.h"
@@ -479,6 +480,9 @@ void gsync_group_release_slots(struct gsync_group *g,
 		list_add_tail(&op->free_node, to_free);
 		WRITE_ONCE(g->base_seq, g->base_seq + 1);
 	}
+	/* Done with the operations before a rotation: the old key may go. */
+	if (g->keys && g->keys->next)
+		gsync_keys_retire(g->keys, g->base_seq);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include "gsync.h"
 #include "group.h"
 #include "netstats.h"
+#include "keys.h"
 
 static void *gsync_seq_start(struct seq_file *seq, loff_t *pos)
 {
@@ -67,10 +68,13 @@ static const struct {
 	GSYNC_STAT(rate_decreases), GSYNC_STAT(rate_loss_decreases),
 };
 static_assert(offsetof(struct gsync_stats, reports_sent) ==
-	      offsetof(struct gsync_stats, drops) + GSYNC_DROP_MAX * sizeof(u64));
-static_assert(sizeof(struct gsync_stats) ==
+	      offsetof(struct gsync_stats, drops) + GSYNC_DROP_BASE * sizeof(u64));
+static_assert(offsetof(struct gsync_stats, drops_ext) ==
 	      offsetof(struct gsync_stats, reports_sent) +
 	      ARRAY_SIZE(gsync_stat_late) * sizeof(u64));
+static_assert(sizeof(struct gsync_stats) ==
+	      offsetof(struct gsync_stats, drops_ext) +
+	      (GSYNC_DROP_MAX - GSYNC_DROP_BASE) * sizeof(u64));
 
 static u64 gsync_stat_late_get(const struct gsync_stats *st, unsigned int i)
 {
@@ -103,7 +107,30 @@ static void gsync_seq_header(struct seq_file *seq)
 		seq_printf(seq, " drop_%s", gsync_drop_names[i]);
 	for (i = 0; i < ARRAY_SIZE(gsync_stat_late); i++)
 		seq_printf(seq, " %s", gsync_stat_late[i].name);
-	seq_puts(seq, " send_rate rtt_ms\n");
+	seq_puts(seq, " send_rate rtt_ms key_mode key_epoch key_next_epoch key_fingerprint\n");
+}
+
+static const char *const gsync_key_mode_names[] = {
+	[GSYNC_KEY_NONE] = "none",
+	[GSYNC_KEY_AUTH] = "auth",
+	[GSYNC_KEY_ENCRYPT] = "encrypt",
+};
+static_assert(ARRAY_SIZE(gsync_key_mode_names) == GSYNC_KEY_MODE_MAX);
+
+/* The key columns: mode, epoch sent with, a pending one, fingerprint. */
+static void gsync_proc_key(struct gsync_group *g, int *mode, u32 *epoch,
+			   u32 *next_epoch, u64 *fpr)
+{
+	struct gsync_epoch *e;
+
+	if (!g->keys)
+		return;
+	e = gsync_keys_tx(g->keys, g->next_seq);
+	*mode = g->keys->mode;
+	*epoch = e->epoch;
+	*fpr = e->fingerprint;
+	if (g->keys->next && e != g->keys->next)
+		*next_epoch = g->keys->next->epoch;
 }
 
 static int gsync_seq_show(struct seq_file *seq, void *v)
@@ -114,8 +141,9 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 	struct gsync_sock *gs;
 	u64 group = 0, next_seq = 0, inflight = 0;
 	u16 rank = 0, nranks = 0, rounds = 0;
-	u64 tag = 0, rate = 0;
-	u32 rtt = 0;
+	u64 tag = 0, rate = 0, fpr = 0;
+	u32 rtt = 0, epoch = 0, next_epoch = 0;
+	int key_mode = GSYNC_KEY_NONE;
 	unsigned int i;
 
 	if (v == &gn->socks) {
@@ -137,6 +165,7 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 		rounds = g->sched->nrounds;
 		rate = gsync_rate_now(g);
 		rtt = gsync_rate_rtt_ms(g);
+		gsync_proc_key(g, &key_mode, &epoch, &next_epoch, &fpr);
 		spin_unlock_bh(&g->lock);
 	}
 	seq_printf(seq, "%llu %lu %u %s 0x%llx %u %u %llu %llu",
@@ -150,10 +179,11 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 		seq_printf(seq, " %llu", gsync_stat_get(&st, i));
 	}
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
-		seq_printf(seq, " %llu", st.drops[i]);
+		seq_printf(seq, " %llu", GSYNC_STATS_DROP(&st, i));
 	for (i = 0; i < ARRAY_SIZE(gsync_stat_late); i++)
 		seq_printf(seq, " %llu", gsync_stat_late_get(&st, i));
-	seq_printf(seq, " %llu %u\n", rate, rtt);
+	seq_printf(seq, " %llu %u %s %u %u %016llx\n", rate, rtt,
+		   gsync_key_mode_names[key_mode], epoch, next_epoch, fpr);
 	return 0;
 }
 
@@ -189,7 +219,7 @@ static int gsync_stats_show(struct seq_file *seq, void *v)
 			   gsync_stat_get(&sum, i));
 	for (i = 0; i < GSYNC_DROP_MAX; i++)
 		seq_printf(seq, "drop_%s %llu\n", gsync_drop_names[i],
-			   sum.drops[i]);
+			   GSYNC_STATS_DROP(&sum, i));
 	for (i = 0; i < ARRAY_SIZE(gsync_stat_late); i++)
 		seq_printf(seq, "%s %llu\n", gsync_stat_late[i].name,
 			   gsync_stat_late_get(&sum, i));

@@ -31,17 +31,18 @@
 #include "mem.h"
 #include "rate.h"
 #include "trace.h"
+#include "seal.h"
 
 #define GSYNC_PAYLOAD_OFF	(sizeof(struct udphdr) + GSYNC_WIRE_HDR_LEN)
 
 static void gsync_drop(struct gsync_group *g, int reason)
 {
-	g->stats.drops[reason]++;
+	GSYNC_STATS_DROP(&g->stats, reason)++;
 	trace_gsync_drop(g, reason);
 }
 
 /* Does the packet come from the endpoint configured for rank r? */
-static bool gsync_rx_source_ok(struct gsync_group *g, struct sk_buff *skb,
+bool gsync_rx_source_ok(struct gsync_group *g, struct sk_buff *skb,
 			       unsigned int r)
 {
 	const union gsync_sockaddr *sa = &g->peer_sa[r];
@@ -472,11 +473,33 @@ static unsigned long gsync_rx_stash_limit(struct gsync_group *g)
 	return limit;
 }
 
+/* Copy the header of the datagram in skb; false (counted) if too short. */
+static bool gsync_rx_hdr(struct gsync_group *g, struct sk_buff *skb,
+			 struct gsync_wire_hdr *h)
+{
+	if (skb->len < sizeof(struct udphdr) + GSYNC_WIRE_HDR_LEN ||
+	    skb_copy_bits(skb, sizeof(struct udphdr), h, sizeof(*h))) {
+		gsync_drop(g, GSYNC_DROP_SHORT);
+		return false;
+	}
+	return true;
+}
+
+/* Our own multicast looped back: expected, dropped without counting. */
+static bool gsync_rx_own(struct gsync_group *g, const struct gsync_wire_hdr *h)
+{
+	return h->version == GSYNC_WIRE_VERSION &&
+	       h->type >= GSYNC_PKT_DATA && h->type <= GSYNC_PKT_REPORT &&
+	       be16_to_cpu(h->src_rank) == g->cfg.rank &&
+	       be64_to_cpu(h->group_id) == g->cfg.group_id;
+}
+
 /*
- * Handle one datagram. Returns true if the skb was kept (stashed), false
- * if the caller must free it. Under the lock.
+ * Handle one plain datagram (a keyed group's, opened: seal.c). Returns
+ * true if the skb was kept (stashed), false if the caller must free it.
+ * Under the lock.
  */
-static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
+static bool gsync_rx_plain(struct gsync_group *g, struct sk_buff *skb)
 {
 	struct gsync_wire_hdr h;
 	struct gsync_op *op;
@@ -484,23 +507,13 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 	int reason;
 	u64 seq;
 
-	if (skb->len < sizeof(struct udphdr)) {
-		gsync_drop(g, GSYNC_DROP_SHORT);
+	if (!gsync_rx_hdr(g, skb, &h))
 		return false;
-	}
 	len = skb->len - sizeof(struct udphdr);
-	if (len < GSYNC_WIRE_HDR_LEN ||
-	    skb_copy_bits(skb, sizeof(struct udphdr), &h, sizeof(h))) {
-		gsync_drop(g, GSYNC_DROP_SHORT);
-		return false;
-	}
 	reason = gsync_wire_check(&h, len, g->cfg.group_id, g->cfg.nranks,
 				  g->cfg.rank);
 	if (reason != GSYNC_DROP_MAX) {
-		/* Our own multicast looped back is expected, not an error. */
-		if (!(reason == GSYNC_DROP_RANK &&
-		      be16_to_cpu(h.src_rank) == g->cfg.rank &&
-		      be64_to_cpu(h.group_id) == g->cfg.group_id))
+		if (!(reason == GSYNC_DROP_RANK && gsync_rx_own(g, &h)))
 			gsync_drop(g, reason);
 		return false;
 	}
@@ -582,6 +595,27 @@ static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
 	return false;
 }
 
+/*
+ * Handle one datagram as it arrived: a keyed group's is opened first
+ * (seal.c). Returns as gsync_rx_plain(). Under the lock.
+ */
+static bool gsync_rx_locked(struct gsync_group *g, struct sk_buff *skb)
+{
+	struct gsync_wire_hdr h;
+	int reason;
+
+	if (!gsync_rx_hdr(g, skb, &h))
+		return false;
+	if (gsync_rx_own(g, &h))
+		return false;
+	reason = gsync_rx_unseal(g, skb, &h);
+	if (reason != GSYNC_DROP_MAX) {
+		gsync_drop(g, reason);
+		return false;
+	}
+	return gsync_rx_plain(g, skb);
+}
+
 int gsync_udp_encap_rcv(struct sock *usk, struct sk_buff *skb)
 {
 	struct gsync_group *g = rcu_dereference_sk_user_data(usk);
@@ -632,7 +666,7 @@ void gsync_rx_replay_stash(struct gsync_group *g, u64 seq,
 				continue;
 			__skb_unlink(skb, &g->stash);
 			g->stash_bytes -= skb->truesize;
-			if (s < seq || !gsync_rx_locked(g, skb))
+			if (s < seq || !gsync_rx_plain(g, skb))
 				__skb_queue_tail(done, skb);
 		}
 	}

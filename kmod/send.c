@@ -11,9 +11,14 @@
  * a block's owner, or to each member of its clique in turn (unicast
  * patterns and groups).
  *
+ * A keyed group's packets are sealed (seal.c) between the two: each
+ * pick takes its key and counter under the lock and is sealed in g->txbuf
+ * after it (DATA is built there with room for the sealing fields; a
+ * control packet is copied there).
+ *
  * Locking: packets are chosen and copied into g->txbuf under
- * gsync_group.lock, then sent without it (kernel_sendmsg may sleep). The
- * tx work is the only user of g->txbuf. gsync_tx_kick(), gsync_ctrl_queue()
+ * gsync_group.lock, then sealed and sent without it (kernel_sendmsg may
+ * sleep). The tx work is the only user of g->txbuf. gsync_tx_kick(), gsync_ctrl_queue()
  * and gsync_ctrl_answer() may be called from any context with the lock
  * held.
  */
@@ -29,6 +34,7 @@
 #include "mgroup.h"
 #include "rate.h"
 #include "trace.h"
+#include "seal.h"
 
 #define GSYNC_CTRL_MAX		1024	/* queued control packets */
 #define GSYNC_TX_BATCH		64	/* packets per work run */
@@ -190,7 +196,11 @@ int gsync_ctrl_answer_hdr(struct gsync_group *g, unsigned int dest,
 	return gsync_ctrl_add(g, dest, true, NULL, hdr, payload, payload_len);
 }
 
-/* Build DATA for chunk c of step s into txbuf; returns the packet length. */
+/*
+ * Build DATA for chunk c of step s into txbuf (the payload after room for
+ * the sealing fields of a keyed group); returns the packet's length on the
+ * wire.
+ */
 static unsigned int gsync_build_data(struct gsync_group *g,
 				     struct gsync_op *op, unsigned int s,
 				     u32 chunk, bool retransmit)
@@ -215,8 +225,9 @@ static unsigned int gsync_build_data(struct gsync_group *g,
 		flags |= GSYNC_WF_PARTIAL;
 	h->flags = cpu_to_be16(flags);
 	h->stamp = cpu_to_be16(gsync_rate_stamp());
-	memcpy(g->txbuf + sizeof(*h), op->val[op->step[s].src] + off, plen);
-	return sizeof(*h) + plen;
+	memcpy(g->txbuf + sizeof(*h) + g->sec_len,
+	       op->val[op->step[s].src] + off, plen);
+	return sizeof(*h) + plen + g->seal_len;
 }
 
 struct gsync_tx_pick {
@@ -450,9 +461,33 @@ static bool gsync_tx_tokens(struct gsync_group *g, u32 cost, u64 rate,
 	return false;
 }
 
-static unsigned int gsync_tx_pick_len(struct gsync_tx_pick *p)
+/* Length on the wire. */
+static unsigned int gsync_tx_pick_len(struct gsync_group *g,
+				      struct gsync_tx_pick *p)
 {
-	return p->ctrl ? p->ctrl->len : p->len;
+	return p->ctrl ? p->ctrl->len + g->seal_len : p->len;
+}
+
+/*
+ * The picked packet, sealed if the group is keyed (seal: its key and
+ * counter, taken under the lock): DATA is in txbuf, a control packet is
+ * copied there around the room for the sealing fields. Lock not held.
+ */
+static const void *gsync_tx_packet(struct gsync_group *g,
+				   const struct gsync_tx_pick *p,
+				   struct gsync_seal *seal)
+{
+	const unsigned int hl = GSYNC_WIRE_HDR_LEN;
+
+	if (!g->keys)
+		return p->ctrl ? (const void *)p->ctrl->data : g->txbuf;
+	if (p->ctrl) {
+		memcpy(g->txbuf, p->ctrl->data, hl);
+		memcpy(g->txbuf + hl + g->sec_len, p->ctrl->data + hl,
+		       p->ctrl->len - hl);
+	}
+	gsync_seal_packet(seal, g->txbuf);
+	return g->txbuf;
 }
 
 /*
@@ -475,6 +510,7 @@ void gsync_tx_work(struct work_struct *work)
 	struct gsync_group *g = container_of(to_delayed_work(work),
 					     struct gsync_group, tx_work);
 	struct gsync_tx_pick p;
+	struct gsync_seal seal;
 	unsigned long wait = 0;
 	unsigned int n, r, len, sent;
 	const void *buf;
@@ -487,7 +523,7 @@ void gsync_tx_work(struct work_struct *work)
 			spin_unlock_bh(&g->lock);
 			return;
 		}
-		len = gsync_tx_pick_len(&p);
+		len = gsync_tx_pick_len(g, &p);
 		cost = gsync_tx_cost(g, &p, len);
 		if (!gsync_tx_tokens(g, cost, gsync_tx_rate(g, &p), &wait)) {
 			gsync_tx_unpick(g, &p);
@@ -499,9 +535,14 @@ void gsync_tx_work(struct work_struct *work)
 		g->tokens -= cost;
 		if (p.ctrl && p.ctrl->echo_at)
 			gsync_rate_report_leaves(p.ctrl);
+		if (g->keys && !gsync_seal_pick(g, &seal)) {
+			spin_unlock_bh(&g->lock);
+			kfree(p.ctrl);
+			continue;
+		}
 		spin_unlock_bh(&g->lock);
 
-		buf = p.ctrl ? (const void *)p.ctrl->data : g->txbuf;
+		buf = gsync_tx_packet(g, &p, &seal);
 		sent = 0;
 		if (p.fanout_many) {
 			for_each_set_bit(r, p.to, g->cfg.nranks)

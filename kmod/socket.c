@@ -29,6 +29,8 @@
 #include "mem.h"
 #include "reduce.h"
 #include "trace.h"
+#include "keys.h"
+#include "keyopt.h"
 
 static struct proto gsync_proto = {
 	.name = "GSYNC",
@@ -49,6 +51,7 @@ static int gsync_release(struct socket *sock)
 	lock_sock(sk);
 	g = gsync_sk(sk)->group;
 	gsync_sk(sk)->group = NULL;
+	gsync_key_release(gsync_sk(sk));
 	sock_orphan(sk);
 	sk->sk_shutdown = SHUTDOWN_MASK;
 	release_sock(sk);
@@ -105,6 +108,12 @@ static int gsync_setsockopt(struct socket *sock, int level, int optname,
 	case GSYNC_SCHEDULE_PUSH:
 		err = gsync_sched_push(gs, optval, optlen);
 		break;
+	case GSYNC_KEY:		/* keyed groups (keyopt.c) */
+		err = gsync_key_setsockopt(gs, optval, optlen);
+		break;
+	case GSYNC_KEY_PUSH:
+		err = gsync_key_push(gs, optval, optlen);
+		break;
 	case GSYNC_ENGINE:	/* engine selection (reduce.c) */
 		err = -EINVAL;
 		if (optlen != sizeof(u32))
@@ -145,6 +154,15 @@ static void gsync_fill_info(struct gsync_group *g, struct gsync_info *info)
 	info->max_op_bytes = g->cfg.max_op_bytes;
 	info->rtt_ms = gsync_rate_rtt_ms(g);
 	info->send_rate = gsync_rate_now(g);
+	if (g->keys) {
+		struct gsync_epoch *e = gsync_keys_tx(g->keys, g->next_seq);
+
+		info->key_mode = g->keys->mode;
+		info->key_epoch = e->epoch;
+		info->key_fingerprint = e->fingerprint;
+		if (g->keys->next && e != g->keys->next)
+			info->key_next_epoch = g->keys->next->epoch;
+	}
 }
 
 static int gsync_getsockopt(struct socket *sock, int level, int optname,

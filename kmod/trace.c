@@ -8,4 +8,4 @@
 #include "trace.h"
 
 /* The last drop reason is the last one trace.h names. */
-static_assert(GSYNC_DROP_RATELIMIT + 1 == GSYNC_DROP_MAX);
+static_assert(GSYNC_DROP_EPOCH + 1 == GSYNC_DROP_MAX);

@@ -81,6 +81,9 @@ int gsync_wire_check(const struct gsync_wire_hdr *h, unsigned int len,
 	    be16_to_cpu(h->src_rank) >= nranks ||
 	    be16_to_cpu(h->src_rank) == rank)
 		return GSYNC_DROP_RANK;
+	/* Sealed to a group without keys (a keyed group's are opened first) */
+	if (be16_to_cpu(h->flags) & (GSYNC_WF_SEALED | GSYNC_WF_ENCRYPTED))
+		return GSYNC_DROP_AUTH;
 	plen = be32_to_cpu(h->payload_len);
 	if (plen > len - GSYNC_WIRE_HDR_LEN)
 		return GSYNC_DROP_SHORT;

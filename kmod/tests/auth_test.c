@@ -8,6 +8,9 @@
  */
 #include <kunit/test.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
+#include <linux/timekeeping.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -15,6 +18,8 @@
 #include "auth.h"
 #include "keys.h"
 #include "replay.h"
+#include "seal.h"
+#include <linux/gsync_wire.h>
 
 /* RFC 8439, appendix A.5: key, nonce 00000000 0102030405060708, AAD. */
 static const u8 rfc_key[] = {
@@ -210,6 +215,76 @@ static void gsync_auth_derive_vectors(struct kunit *test)
 }
 
 /*
+ * Fingerprints (uapi GSYNC_KEY_FPR_LABEL), recorded once with Python:
+ * hashlib.blake2s(b"gsync fingerprint v1" + secret).digest()[:8]; libgsync
+ * and the Python package compute the same.
+ */
+static void gsync_auth_fingerprint_vectors(struct kunit *test)
+{
+	u8 secret[GSYNC_AUTH_KEY_LEN] = {};
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, gsync_auth_fingerprint(secret),
+			0x09b3516f8cfa9e74ULL);
+	for (i = 0; i < sizeof(secret); i++)
+		secret[i] = i;
+	KUNIT_EXPECT_EQ(test, gsync_auth_fingerprint(secret),
+			0x5608c0e6269b66f4ULL);
+}
+
+/*
+ * A sealed packet as the wire carries it: flags set, the sec fields,
+ * the tag after the payload; it opens under the key and counter, the
+ * payload in clear in AUTH mode and not in ENCRYPT mode; the seal's copy
+ * of the key is erased.
+ */
+static void gsync_seal_layout(struct kunit *test)
+{
+	const unsigned int plen = 100, off = GSYNC_WIRE_HDR_LEN +
+					     GSYNC_WIRE_SEC_LEN;
+	u8 key[GSYNC_AUTH_KEY_LEN], zero[GSYNC_AUTH_KEY_LEN] = {};
+	u8 *pkt = kunit_kzalloc(test, off + plen + GSYNC_WIRE_TAG_LEN,
+				GFP_KERNEL);
+	struct gsync_wire_hdr *h = (struct gsync_wire_hdr *)pkt;
+	struct gsync_wire_sec *sec;
+	struct gsync_seal s;
+	int mode;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	sec = (struct gsync_wire_sec *)(pkt + GSYNC_WIRE_HDR_LEN);
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = 0xa0 + i;
+	for (mode = GSYNC_AUTH_INTEGRITY; mode <= GSYNC_AUTH_ENCRYPT; mode++) {
+		memset(pkt, 0, off + plen + GSYNC_WIRE_TAG_LEN);
+		h->payload_len = cpu_to_be32(plen);
+		h->flags = cpu_to_be16(GSYNC_WF_RETRANSMIT);
+		memset(pkt + off, 0x5a, plen);
+		memcpy(s.key, key, sizeof(key));
+		s.ctr = 0x1122334455ULL;
+		s.epoch = 9;
+		s.mode = mode;
+		KUNIT_EXPECT_EQ(test, gsync_seal_packet(&s, pkt),
+				off + plen + GSYNC_WIRE_TAG_LEN);
+		KUNIT_EXPECT_MEMEQ(test, s.key, zero, sizeof(zero));
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(h->flags),
+				GSYNC_WF_RETRANSMIT | GSYNC_WF_SEALED |
+				(mode == GSYNC_AUTH_ENCRYPT ?
+				 GSYNC_WF_ENCRYPTED : 0));
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(sec->epoch), 9);
+		KUNIT_EXPECT_EQ(test, sec->reserved, 0);
+		KUNIT_EXPECT_EQ(test, be64_to_cpu(sec->counter), 0x1122334455ULL);
+		KUNIT_EXPECT_EQ(test, pkt[off] == 0x5a,
+				mode == GSYNC_AUTH_INTEGRITY);
+		KUNIT_EXPECT_FALSE(test, gsync_auth_open(key, mode, 0x1122334456ULL,
+							 pkt, off, plen));
+		KUNIT_EXPECT_TRUE(test, gsync_auth_open(key, mode, 0x1122334455ULL,
+							pkt, off, plen));
+		KUNIT_EXPECT_EQ(test, pkt[off + plen - 1], 0x5a);
+	}
+}
+
+/*
  * The replay window: the first counter, repeats, reordering within the
  * window and its exact edge, a jump far ahead, and the counter's end.
  */
@@ -345,6 +420,64 @@ static void gsync_keys_rotation(struct kunit *test)
 	gsync_keys_free(k);
 }
 
+static bool bench;
+module_param(bench, bool, 0444);
+MODULE_PARM_DESC(bench, "run the gsync_auth_bench suite (make bench)");
+
+/* Bytes per second of n passes of fn over packets of len payload bytes. */
+#define GSYNC_BENCH(test, what, n, len, stmt) do {			\
+	u64 t0 = ktime_get_ns(), dt;					\
+	unsigned int i;							\
+									\
+	for (i = 0; i < (n); i++)					\
+		stmt;							\
+	dt = max_t(u64, 1, ktime_get_ns() - t0);			\
+	kunit_info(test, "%-16s %6llu MB/s  (%u packets of %u bytes)", \
+		   what, div64_u64((u64)(n) * (len) * 1000, dt), n, len); \
+} while (0)
+
+/*
+ * make bench: the AEAD of a packet per core against a memcpy of it, at
+ * the payload of a 1500-byte MTU (what the send and receive paths do per
+ * packet). Prints, asserts nothing. Skipped unless bench=1.
+ */
+static void gsync_auth_bench_packets(struct kunit *test)
+{
+	const unsigned int len = 1344, n = 4096, off = GSYNC_WIRE_HDR_LEN +
+						     GSYNC_WIRE_SEC_LEN;
+	u8 key[GSYNC_AUTH_KEY_LEN];
+	u8 *pkt, *dst;
+	bool ok = true;
+
+	if (!bench)
+		kunit_skip(test, "load gsync_kunit.ko with bench=1 (make bench)");
+	pkt = kunit_kzalloc(test, off + len + GSYNC_AUTH_TAG_LEN, GFP_KERNEL);
+	dst = kunit_kzalloc(test, off + len + GSYNC_AUTH_TAG_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	memset(key, 0x42, sizeof(key));
+	GSYNC_BENCH(test, "memcpy", n, len, memcpy(dst + off, pkt + off, len));
+	GSYNC_BENCH(test, "seal auth", n, len,
+		    gsync_auth_seal(key, GSYNC_AUTH_INTEGRITY, i, pkt, off, len));
+	GSYNC_BENCH(test, "seal encrypt", n, len,
+		    gsync_auth_seal(key, GSYNC_AUTH_ENCRYPT, i, pkt, off, len));
+	gsync_auth_seal(key, GSYNC_AUTH_INTEGRITY, 7, pkt, off, len);
+	GSYNC_BENCH(test, "open auth", n, len,
+		    ok &= gsync_auth_open(key, GSYNC_AUTH_INTEGRITY, 7, pkt,
+					  off, len));
+	KUNIT_EXPECT_TRUE(test, ok);
+}
+
+static struct kunit_case gsync_auth_bench_cases[] = {
+	KUNIT_CASE(gsync_auth_bench_packets),
+	{}
+};
+
+static struct kunit_suite gsync_auth_bench_suite = {
+	.name = "gsync_auth_bench",
+	.test_cases = gsync_auth_bench_cases,
+};
+
 static struct kunit_case gsync_keys_cases[] = {
 	KUNIT_CASE(gsync_keys_rotation),
 	{}
@@ -359,6 +492,8 @@ static struct kunit_case gsync_auth_cases[] = {
 	KUNIT_CASE(gsync_auth_rfc8439),
 	KUNIT_CASE(gsync_auth_integrity),
 	KUNIT_CASE(gsync_auth_derive_vectors),
+	KUNIT_CASE(gsync_auth_fingerprint_vectors),
+	KUNIT_CASE(gsync_seal_layout),
 	{}
 };
 
@@ -378,4 +513,5 @@ static struct kunit_suite gsync_replay_suite = {
 	.test_cases = gsync_replay_cases,
 };
 
-kunit_test_suites(&gsync_auth_suite, &gsync_replay_suite, &gsync_keys_suite);
+kunit_test_suites(&gsync_auth_suite, &gsync_replay_suite, &gsync_keys_suite,
+		  &gsync_auth_bench_suite);

@@ -56,9 +56,16 @@ static void gsync_wire_abi_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_join), 96);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_op_desc), 16);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_op_result), 24);
-	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_info), 72);
+	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_info), 96);
+	KUNIT_EXPECT_EQ(test, offsetof(struct gsync_info, key_mode), 72);
 	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_stats),
 			(15 + GSYNC_DROP_MAX + 4) * sizeof(u64));
+	/* The first 13 reasons keep their place; later ones are at the end. */
+	KUNIT_EXPECT_EQ(test, offsetof(struct gsync_stats, reports_sent),
+			(15 + 13) * sizeof(u64));
+	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_wire_sec), GSYNC_WIRE_SEC_LEN);
+	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_key), 64);
+	KUNIT_EXPECT_EQ(test, sizeof(struct gsync_key_push), 80);
 }
 
 static void gsync_wire_good(struct kunit *test)
@@ -124,6 +131,8 @@ static void gsync_wire_bad_fields(struct kunit *test)
 	EXPECT_BROKEN(h.dtype = GSYNC_DTYPE_MAX, GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.op = GSYNC_REDOP_MAX, GSYNC_DROP_FIELD);
 	EXPECT_BROKEN(h.flags = cpu_to_be16(0x8000), GSYNC_DROP_FIELD);
+	EXPECT_BROKEN(h.flags = cpu_to_be16(GSYNC_WF_SEALED), GSYNC_DROP_AUTH);
+	EXPECT_BROKEN(h.flags = cpu_to_be16(GSYNC_WF_ENCRYPTED), GSYNC_DROP_AUTH);
 	/* DATA's stamp may be anything: only DATA carries one. */
 	EXPECT_BROKEN(h.stamp = cpu_to_be16(0xffff), GSYNC_DROP_MAX);
 	EXPECT_BROKEN((h.type = GSYNC_PKT_POLL, h.payload_len = 0,

@@ -130,6 +130,73 @@ enum gsync_engine {
 	GSYNC_ENGINE_MAX,
 };
 
+/*
+ * GSYNC_KEY (set only; a key is never readable back): key the group, so
+ * that every packet it sends is sealed with ChaCha20-Poly1305 under a key
+ * of the sender's own, derived from secret, and every packet it receives
+ * is dropped unless it opens under the key of the rank it claims to come
+ * from (docs/security.md). optval is struct gsync_key.
+ *   Before GSYNC_JOIN: the group's first epoch (start_seq must be 0). Set
+ *   again before the join, it replaces the one set before. JOIN then keys
+ *   the group; every rank must set the same secret, mode and epoch.
+ *   After GSYNC_JOIN, on a keyed group: a rotation. Ranks send with the
+ *   new epoch from operation start_seq on (an operation not submitted
+ *   here yet); they accept both epochs around the switch, and erase the
+ *   old one once no operation needs it. Every rank must install it, with
+ *   the same start_seq, before it submits start_seq.
+ * Errors: EINVAL (a mode or field out of range, start_seq not 0 before
+ * the join, a mode other than the group's, an epoch not above the
+ * current one), EISCONN (the group joined without a key: it cannot become
+ * keyed), EBUSY (a rotation is pending: the previous epoch is not erased
+ * yet), ERANGE (start_seq was already submitted), ENOMEM.
+ * The secret is erased from the kernel's copies of optval before the call
+ * returns; the caller should erase its own.
+ */
+#define GSYNC_KEY		8
+
+enum gsync_key_mode {
+	GSYNC_KEY_NONE = 0,	/* in gsync_info: the group has no key */
+	GSYNC_KEY_AUTH = 1,	/* payload in clear, everything authenticated */
+	GSYNC_KEY_ENCRYPT = 2,	/* the payload encrypted as well */
+	GSYNC_KEY_MODE_MAX,
+};
+
+#define GSYNC_KEY_LEN		32
+
+struct gsync_key {
+	__u32 mode;		/* enum gsync_key_mode, not NONE */
+	__u32 epoch;		/* a rotation's epoch is above the current */
+	__u64 start_seq;	/* rotation: first operation sent with it */
+	__u8 secret[GSYNC_KEY_LEN];	/* the group secret, random */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+/*
+ * GSYNC_KEY_PUSH (set only) on any AF_GSYNC socket, CAP_NET_ADMIN in its
+ * network namespace: rotate the key of every socket of that namespace
+ * joined to group_id (and of rank, unless it is GSYNC_KEY_ANY_RANK), as if
+ * each had set GSYNC_KEY itself: how an administrator (gsyncctl key set)
+ * rotates a running job's key. optval is struct gsync_key_push. ENOENT if
+ * no socket matched; else all or none: the first error of any socket.
+ */
+#define GSYNC_KEY_PUSH		9
+#define GSYNC_KEY_ANY_RANK	0xffff
+
+struct gsync_key_push {
+	__u64 group_id;
+	__u16 rank;		/* a rank, or GSYNC_KEY_ANY_RANK */
+	__u16 reserved0;	/* must be 0 */
+	__u32 reserved1;	/* must be 0 */
+	struct gsync_key key;
+};
+
+/*
+ * A key's fingerprint, as gsync_info and gsyncctl show it: the first 8
+ * bytes, read big-endian, of BLAKE2s-256 over GSYNC_KEY_FPR_LABEL followed
+ * by the secret. It names a key without revealing it.
+ */
+#define GSYNC_KEY_FPR_LABEL	"gsync fingerprint v1"
+
 #define GSYNC_MAX_RANKS		256
 #define GSYNC_MAX_WINDOW	64
 #define GSYNC_MAX_OP_BYTES	(1U << 30)
@@ -199,6 +266,12 @@ struct gsync_info {
 	 * caps either
 	 */
 	__u64 send_rate;
+	/* enum gsync_key_mode; the epoch sent with and its key's fingerprint */
+	__u32 key_mode;
+	__u32 key_epoch;
+	__u64 key_fingerprint;
+	__u32 key_next_epoch;	/* a rotation's epoch, installed; 0 = none */
+	__u32 reserved0;
 };
 
 /* Why received packets were dropped; indexes gsync_stats.drops. */
@@ -222,8 +295,27 @@ enum gsync_drop_reason {
 	 * already hold their share of the control queue
 	 */
 	GSYNC_DROP_RATELIMIT,
+	/*
+	 * Keyed groups (GSYNC_KEY): a packet not sealed as the group's mode
+	 * requires (or sealed, to a group without a key), or one that does
+	 * not open under its sender's key: forged, altered, or from a rank
+	 * with another key
+	 */
+	GSYNC_DROP_AUTH,
+	GSYNC_DROP_REPLAY,	/* authentic, but its counter was seen */
+	GSYNC_DROP_EPOCH,	/* sealed in a key epoch we do not hold */
 	GSYNC_DROP_MAX,
 };
+
+/*
+ * gsync_stats.drops[] holds the reasons before GSYNC_DROP_AUTH; the
+ * others are in drops_ext[], at the end of the struct, which grows only at
+ * its end. GSYNC_STATS_DROP(st, reason) is either counter.
+ */
+#define GSYNC_DROP_BASE		GSYNC_DROP_AUTH
+#define GSYNC_STATS_DROP(st, r)						\
+	(*((r) < GSYNC_DROP_BASE ? &(st)->drops[(r)] :			\
+	   &(st)->drops_ext[(r) - GSYNC_DROP_BASE]))
 
 /*
  * Names of the drop reasons in enum order, as an initializer: the drop_*
@@ -231,7 +323,7 @@ enum gsync_drop_reason {
  */
 #define GSYNC_DROP_NAMES { "short", "version", "type", "group", "rank", \
 	"source", "field", "stale", "window", "dup", "nomem", "clique", \
-	"ratelimit" }
+	"ratelimit", "auth", "replay", "epoch" }
 
 /* Element size in bytes of an enum gsync_dtype value, 0 if unknown. */
 #define GSYNC_DTYPE_SIZE(d)						\
@@ -254,11 +346,12 @@ struct gsync_stats {
 	__u64 mismatches;
 	__u64 sched_ops;	/* operations run under a loaded schedule */
 	__u64 reduce_jobs;	/* block reductions handed to the engine */
-	__u64 drops[GSYNC_DROP_MAX];
+	__u64 drops[GSYNC_DROP_BASE];
 	__u64 reports_sent;	/* REPORTs: receivers' feedback to senders */
 	__u64 reports_received;
 	__u64 rate_decreases;	/* adaptive rate backed off (loss, queue) */
 	__u64 rate_loss_decreases;	/* ... of which for loss */
+	__u64 drops_ext[GSYNC_DROP_MAX - GSYNC_DROP_BASE];
 };
 
 /* ---- control messages (cmsg_level SOL_GSYNC) ------------------------------ */

@@ -65,6 +65,8 @@ enum gsync_pkt_type {
 /* gsync_wire_hdr.flags */
 #define GSYNC_WF_RETRANSMIT	(1U << 0)	/* DATA sent again after a NACK */
 #define GSYNC_WF_PARTIAL	(1U << 1)	/* DATA covers != 1 rank */
+#define GSYNC_WF_SEALED		(1U << 2)	/* keyed: see "Keyed groups" */
+#define GSYNC_WF_ENCRYPTED	(1U << 3)	/* ... and the payload encrypted */
 
 struct gsync_wire_hdr {
 	__u8 version;		/* GSYNC_WIRE_VERSION */
@@ -92,6 +94,31 @@ struct gsync_wire_hdr {
 };
 
 #define GSYNC_WIRE_HDR_LEN	64
+
+/*
+ * Keyed groups (GSYNC_KEY in linux/gsync.h). Every packet of a keyed group
+ * has GSYNC_WF_SEALED set (and GSYNC_WF_ENCRYPTED in ENCRYPT mode), and is
+ * laid out as
+ *     struct gsync_wire_hdr | struct gsync_wire_sec | payload | tag
+ * where payload_len counts the payload only and the 16-byte tag is
+ * ChaCha20-Poly1305's (RFC 8439) under the sender's key for the epoch,
+ * with counter as the nonce. The header and gsync_wire_sec are associated
+ * data, always in clear; in AUTH mode so is the payload (associated data
+ * too), in ENCRYPT mode the payload is the ciphertext. A sender's key is
+ * BLAKE2s-256, keyed with the group secret, of "gsync key v1" | mode (1
+ * byte) | group_id (8) | epoch (4) | src_rank (2), integers big-endian.
+ * Each sender's counter starts at 0 in an epoch and goes up by one per
+ * packet it sends (a retransmission is a new packet); receivers refuse a
+ * counter they have seen (a window of 2048 per sender and epoch).
+ */
+struct gsync_wire_sec {
+	__be32 epoch;
+	__be32 reserved;	/* 0 */
+	__be64 counter;
+};
+
+#define GSYNC_WIRE_SEC_LEN	16
+#define GSYNC_WIRE_TAG_LEN	16
 
 /* One range of missing chunks: [first, first + count). */
 struct gsync_wire_range {
