@@ -13,6 +13,7 @@ Command line (one process per rank; see --help):
                     [--dtypes fp32,...] [--ops sum,...] [--sizes 1,7,...]
 """
 import argparse
+import errno
 import hashlib
 import math
 import os
@@ -110,16 +111,59 @@ STATS_FIELDS = ("ops_submitted ops_completed ops_failed tx_bytes tx_packets "
 DROP_NAMES = ("short version type group rank source field stale window dup nomem "
               "clique ratelimit").split()
 STATS_LATE = "reports_sent reports_received rate_decreases rate_loss_decreases".split()
+# drop reasons after GSYNC_DROP_BASE: in drops_ext[], at the struct's end
+DROP_EXT = "auth replay epoch".split()
 GSYNC_SCHEDULE = 6
+GSYNC_KEY, GSYNC_KEY_PUSH = 8, 9
+KEY_MODES = {"auth": 1, "encrypt": 2}
+KEY_FMT = "=IIQ32s16s"       # struct gsync_key
+
+
+def key_blob(mode, epoch, secret, start_seq=0):
+    """struct gsync_key; mode "auth" or "encrypt", secret 32 bytes."""
+    return struct.pack(KEY_FMT, KEY_MODES[mode], epoch, start_seq, secret,
+                       bytes(16))
+
+
+def set_key(s, mode, epoch, secret, start_seq=0):
+    s.setsockopt(SOL_GSYNC, GSYNC_KEY, key_blob(mode, epoch, secret, start_seq))
+
+
+def rotate(s, mode, start, epoch, secret):
+    """Install the next epoch; while the previous rotation's old key is
+    still held (EBUSY: a peer has not switched yet), poll, bounded."""
+    for _ in range(1000):
+        try:
+            return set_key(s, mode, epoch, secret, start)
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+        time.sleep(0.01)
+    set_key(s, mode, epoch, secret, start)
+
+
+def parse_key(text):
+    """MODE:EPOCH:HEX (a test's key argument) -> (mode, epoch, secret)."""
+    mode, epoch, hexs = text.split(":")
+    return mode, int(epoch), bytes.fromhex(hexs)
+
+
+def key_info(s):
+    """key_mode, key_epoch, key_fingerprint, key_next_epoch of GSYNC_INFO."""
+    raw = s.getsockopt(SOL_GSYNC, GSYNC_INFO, 96)
+    return struct.unpack_from("=IIQI", raw, 72)
 
 
 def stats(s):
     n = len(STATS_FIELDS) + len(DROP_NAMES)
-    raw = s.getsockopt(SOL_GSYNC, GSYNC_STATS, 8 * (n + len(STATS_LATE)))
+    raw = s.getsockopt(SOL_GSYNC, GSYNC_STATS,
+                       8 * (n + len(STATS_LATE) + len(DROP_EXT)))
     vals = struct.unpack("=%dQ" % (len(raw) // 8), raw)
     out = dict(zip(STATS_FIELDS, vals))
     out.update({"drop_" + n: v for n, v in zip(DROP_NAMES, vals[len(STATS_FIELDS):])})
     out.update(zip(STATS_LATE, vals[n:]))
+    out.update({"drop_" + x: v for x, v in
+                zip(DROP_EXT, vals[n + len(STATS_LATE):])})
     return out
 
 
@@ -373,6 +417,13 @@ def main():
     run.add_argument("--exec-before", action="append", default=[],
                      metavar="SEQ:CMD", help="run shell command CMD (and wait "
                      "for it) just before submitting op SEQ")
+    run.add_argument("--key", metavar="MODE:EPOCH:HEX",
+                     help="key the group (GSYNC_KEY before the join): mode "
+                     "auth or encrypt, epoch, the 32-byte secret in hex")
+    run.add_argument("--rotate", action="append", default=[],
+                     metavar="SEQ:START:EPOCH:HEX",
+                     help="before submitting op SEQ, install epoch EPOCH "
+                     "(the --key's mode) from operation START on")
     run.add_argument("--stop-after", type=int, default=0,
                      help="exit abruptly after completing this many operations")
     a = ap.parse_args()
@@ -393,6 +444,16 @@ def main():
             f.readline()
     s = open_socket()
     ifindex = socket.if_nametoindex(a.ifindex) if a.ifindex else 0
+    key_mode = None
+    if a.key == "none":
+        a.key = None
+    if a.key:
+        key_mode, epoch, secret = parse_key(a.key)
+        set_key(s, key_mode, epoch, secret)
+    rotations = {}
+    for x in a.rotate:
+        at, start, epoch, hexs = x.split(":")
+        rotations[int(at)] = (int(start), int(epoch), bytes.fromhex(hexs))
     join(s, a.group, a.rank, members,
          parse_endpoint(a.mcast) if a.mcast else None, ifindex=ifindex,
          op_timeout_ms=a.timeout_ms, repair_ms=a.repair_ms, window=a.window,
@@ -431,6 +492,8 @@ def main():
                             with open(switches[seq], "rb") as f:
                                 blob = f.read()
                             s.setsockopt(SOL_GSYNC, GSYNC_SCHEDULE, blob)
+                    if seq in rotations:
+                        rotate(s, key_mode, *rotations[seq])
                     if seq == a.await_push:
                         end = time.monotonic() + a.await_push_s
                         while time.monotonic() < end:
@@ -466,6 +529,8 @@ def main():
         failures += verify(a, n, c, digest)
     st = stats(s)
     print("# stats " + " ".join(f"{k}={v}" for k, v in st.items() if v))
+    if a.key:
+        print("# key mode %d epoch %d fingerprint %016x next %d" % key_info(s))
     print(f"digest {digest.hexdigest()}")
     print(f"failures {failures}")
     sys.exit(1 if failures else 0)

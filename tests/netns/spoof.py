@@ -2,9 +2,10 @@
 """Well-formed packets from an attacker that spoofs a member's address
 (t-spoof.sh). Two roles:
 
-    spoof.py rank RANK GROUP MEMBERS
-        a rank of a 2-rank unicast group, driven by commands on stdin, one
-        answer line each on stdout:
+    spoof.py rank RANK GROUP MEMBERS [MODE:EPOCH:HEX]
+        a rank of a 2-rank unicast group (keyed with the key given, see
+        gsync_py.parse_key), driven by commands on stdin, one answer line
+        each on stdout:
           submit SEQ N        submit an fp32 sum of N elements -> "submitted SEQ"
           collect SEQ N [F]   collect -> "result SEQ STATUS match|differs";
                               the reference is the two ranks' inputs, or with
@@ -17,6 +18,10 @@
           rate BPS            set GSYNC_PACING_RATE -> "rate BPS"
           get NAME            -> "NAME VALUE"
           chunk               -> "chunk_bytes B" (GSYNC_INFO)
+          rotate START EPOCH HEX  install the next epoch -> "rotated EPOCH"
+                              or "rotate-error ERRNO"
+          key EPOCH NEXT      until GSYNC_INFO's key_epoch and key_next_epoch
+                              are these -> "key EPOCH NEXT" (or as they are)
     spoof.py forge KIND SRC DST GROUP SEQ N CB [COUNT]
         send COUNT (default 1) packets of KIND (data, poll, nack, status,
         abort, nack-tail) about operation SEQ (fp32 sum of N elements,
@@ -27,6 +32,13 @@
     spoof.py flood KIND SRC DST GROUP SEQ N CB
         the same, packets without end until standard input closes; prints
         "flooded COUNT".
+    spoof.py capture IFACE SRC DST FILE
+        on IFACE (of the emulated WAN), keep the UDP payloads of every IPv4
+        datagram from SRC to DST in FILE until standard input closes;
+        prints "capturing" once it listens, then "captured COUNT".
+    spoof.py replay SRC DST FILE
+        send the payloads kept in FILE again, from SRC (forged) to DST;
+        prints "replayed COUNT".
 
 Waits are on counters, bounded by a number of tries (a broken kernel
 fails a check, it does not hang the test).
@@ -50,9 +62,13 @@ def buf(seq, rank, n):
     return g.make_buffer(1, seq, rank, g.FP32, n, False)
 
 
-def rank_main(rank, group, members):
+def rank_main(rank, group, members, key=None):
     eps = [g.parse_endpoint(m) for m in members.split(",")]
     s = g.open_socket()
+    mode = None
+    if key:
+        mode, epoch, secret = g.parse_key(key)
+        g.set_key(s, mode, epoch, secret)
     g.join(s, group, rank, eps, None, op_timeout_ms=30000, window=16)
     # A bound for a broken kernel (collect fails), not a wait.
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("ll", 90, 0))
@@ -103,6 +119,20 @@ def rank_main(rank, group, members):
             raw = s.getsockopt(g.SOL_GSYNC, g.GSYNC_INFO, 64)
             cb = struct.unpack_from("=I", raw, CHUNK_BYTES_OFF)[0]
             print(f"chunk_bytes {cb}", flush=True)
+        elif w[0] == "rotate":
+            try:
+                g.set_key(s, mode, int(w[2]), bytes.fromhex(w[3]), int(w[1]))
+                print(f"rotated {w[2]}", flush=True)
+            except OSError as e:
+                print(f"rotate-error {e.errno}", flush=True)
+        elif w[0] == "key":
+            want = (int(w[1]), int(w[2]))
+            for _ in range(3000):
+                mode_, epoch, _fpr, nxt = g.key_info(s)
+                if (epoch, nxt) == want:
+                    break
+                time.sleep(0.01)
+            print(f"key {epoch} {nxt}", flush=True)
         else:
             print(f"unknown {w[0]}", flush=True)
     s.close()
@@ -188,9 +218,62 @@ def flood_main(kind, src, dst, group, seq, n, cb):
     print(f"flooded {count}", flush=True)
 
 
+def capture_main(iface, src, dst, path):
+    (sa, sp), (da, dp) = g.parse_endpoint(src), g.parse_endpoint(dst)
+    want = socket.inet_aton(sa) + socket.inet_aton(da)
+    # ETH_P_ALL: a tap sees a bridge port's frames before the bridge
+    # takes them (a handler for IPv4 alone would not).
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                         socket.htons(0x0003))
+    sock.bind((iface, 0))
+    print("capturing", flush=True)
+    kept = []
+    while True:
+        r = select.select([sock, sys.stdin], [], [])[0]
+        if sys.stdin in r and not sys.stdin.readline():
+            break
+        if sock not in r:
+            continue
+        frame, addr = sock.recvfrom(65535)
+        if addr[2] == socket.PACKET_OUTGOING:
+            continue    # a bridge port's copy the other way: seen once
+        ip = frame[14:]
+        if frame[12:14] != b"\x08\x00" or len(ip) < 28 or ip[9] != socket.IPPROTO_UDP or ip[12:20] != want:
+            continue
+        ihl = (ip[0] & 15) * 4
+        udp = ip[ihl:]
+        if struct.unpack("!HH", udp[:4]) == (sp, dp):
+            kept.append(udp[8:struct.unpack("!H", udp[4:6])[0]])
+    with open(path, "wb") as f:
+        for p in kept:
+            f.write(struct.pack("!I", len(p)) + p)
+    print(f"captured {len(kept)}", flush=True)
+
+
+def replay_main(src, dst, path):
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    to = g.parse_endpoint(dst)
+    count = 0
+    with open(path, "rb") as f:
+        data = f.read()
+    while data:
+        n = struct.unpack("!I", data[:4])[0]
+        raw.sendto(ip_udp(g.parse_endpoint(src), to, data[4:4 + n]),
+                   (to[0], 0))
+        data = data[4 + n:]
+        count += 1
+    raw.close()
+    print(f"replayed {count}")
+
+
 def main(argv):
     if len(argv) >= 5 and argv[1] == "rank":
-        rank_main(int(argv[2]), int(argv[3]), argv[4])
+        rank_main(int(argv[2]), int(argv[3]), argv[4],
+                  argv[5] if len(argv) > 5 else None)
+    elif len(argv) == 6 and argv[1] == "capture":
+        capture_main(argv[2], argv[3], argv[4], argv[5])
+    elif len(argv) == 5 and argv[1] == "replay":
+        replay_main(argv[2], argv[3], argv[4])
     elif len(argv) == 9 and argv[1] == "flood":
         flood_main(argv[2], argv[3], argv[4], int(argv[5]), int(argv[6]),
                    int(argv[7]), int(argv[8]))

@@ -37,7 +37,7 @@ echo "$deltas" | gs_diag
 # 4 control packets about operation 1 and one well-formed REPORT, handled).
 # A change here means the validation changed: check that it is intended,
 # then update the numbers.
-want="drop_clique=0 drop_dup=0 drop_field=1884 drop_group=2 drop_nomem=0 drop_rank=6 drop_ratelimit=0 drop_short=864 drop_source=10 drop_stale=2 drop_type=859 drop_version=1367 drop_window=1 reports_received=1 rx_packets=0 "
+want="drop_auth=0 drop_clique=0 drop_dup=0 drop_epoch=0 drop_field=1884 drop_group=2 drop_nomem=0 drop_rank=6 drop_ratelimit=0 drop_replay=0 drop_short=864 drop_source=10 drop_stale=2 drop_type=859 drop_version=1367 drop_window=1 reports_received=1 rx_packets=0 "
 gs_ok "every junk packet was dropped for its exact reason" test "$deltas" = "$want"
 gs_ok "no junk packet was taken as data (rx_packets unchanged)" \
 	grep -q ' rx_packets=0 ' <<< " $deltas"
