@@ -26,13 +26,19 @@ int main(void)
 	F(gsync_info, next_seq); F(gsync_info, inflight); F(gsync_info, window); F(gsync_info, chunk_bytes);
 	F(gsync_info, flags); F(gsync_info, pacing_rate); F(gsync_info, op_timeout_ms); F(gsync_info, repair_ms);
 	F(gsync_info, max_op_bytes); F(gsync_info, rtt_ms); F(gsync_info, send_rate);
+	F(gsync_info, key_mode); F(gsync_info, key_epoch); F(gsync_info, key_fingerprint);
+	F(gsync_info, key_next_epoch); F(gsync_info, reserved0);
 	S(gsync_stats); F(gsync_stats, ops_submitted); F(gsync_stats, ops_completed); F(gsync_stats, ops_failed);
 	F(gsync_stats, tx_bytes); F(gsync_stats, tx_packets); F(gsync_stats, rx_bytes); F(gsync_stats, rx_packets);
 	F(gsync_stats, nacks_sent); F(gsync_stats, nacks_received); F(gsync_stats, retransmits);
 	F(gsync_stats, mcast_retransmits); F(gsync_stats, timeouts); F(gsync_stats, mismatches);
 	F(gsync_stats, sched_ops); F(gsync_stats, reduce_jobs); F(gsync_stats, drops);
 	F(gsync_stats, reports_sent); F(gsync_stats, reports_received); F(gsync_stats, rate_decreases);
-	F(gsync_stats, rate_loss_decreases);
+	F(gsync_stats, rate_loss_decreases); F(gsync_stats, drops_ext);
+	S(gsync_key); F(gsync_key, mode); F(gsync_key, epoch); F(gsync_key, start_seq); F(gsync_key, secret);
+	F(gsync_key, reserved);
+	S(gsync_key_push); F(gsync_key_push, group_id); F(gsync_key_push, rank); F(gsync_key_push, reserved0);
+	F(gsync_key_push, reserved1); F(gsync_key_push, key);
 	S(gsync_op_desc); F(gsync_op_desc, seq); F(gsync_op_desc, dtype); F(gsync_op_desc, op);
 	F(gsync_op_desc, flags); F(gsync_op_desc, reserved);
 	S(gsync_op_result); F(gsync_op_result, seq); F(gsync_op_result, status); F(gsync_op_result, flags);
@@ -52,6 +58,7 @@ int main(void)
 	F(gsync_wire_hdr, nchunks); F(gsync_wire_hdr, payload_len); F(gsync_wire_hdr, total_len);
 	F(gsync_wire_hdr, ncontrib); F(gsync_wire_hdr, stamp); F(gsync_wire_hdr, chunk_bytes);
 	F(gsync_wire_hdr, sched_tag);
+	S(gsync_wire_sec); F(gsync_wire_sec, epoch); F(gsync_wire_sec, reserved); F(gsync_wire_sec, counter);
 	S(gsync_wire_nack); F(gsync_wire_nack, target_rank); F(gsync_wire_nack, nranges); F(gsync_wire_nack, reserved);
 	S(gsync_wire_range); F(gsync_wire_range, first); F(gsync_wire_range, count);
 	S(gsync_wire_status); F(gsync_wire_status, complete);
