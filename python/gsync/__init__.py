@@ -8,7 +8,11 @@ Pure Python over the AF_GSYNC kernel socket (no compiled extension)::
         g.all_reduce_(grads, op="avg")
 
 ``gsync.Group.from_env()`` reads ``GSYNC_RANK``, ``GSYNC_MEMBERS`` and
-``GSYNC_MCAST``. PyTorch helpers (DDP comm hook, DiLoCo outer sync) are in
+``GSYNC_MCAST`` (and ``GSYNC_KEY_FILE`` for a keyed group). A keyed group
+authenticates (and by default encrypts) its traffic under a secret every
+rank holds: ``gsync.Group(..., key="/etc/gsync/job.key")``, the file from
+``gsync.key_file_write(path, gsync.key_generate())`` or ``gsyncctl key
+generate``. PyTorch helpers (DDP comm hook, DiLoCo outer sync) are in
 ``gsync.torch``. ``python -m gsync info`` says whether the module is loaded
 and lists the groups of this network namespace.
 """
@@ -21,6 +25,7 @@ from .config import Config, from_env, make_config, parse_endpoint, parse_members
 from .errors import (GsyncAborted, GsyncClosed, GsyncError, GsyncMismatch, GsyncTimeout,
                      ModuleNotLoaded, error_for)
 from .group import Future, Group, family, open_socket
+from .keys import Key, key_file_read, key_file_write, key_fingerprint, key_generate
 from .schedule import compile_schedule
 
 __version__ = "0.2.0"
@@ -29,6 +34,7 @@ __all__ = [
     "Group", "Future", "family", "open_socket", "from_env", "make_config", "Config",
     "parse_endpoint", "parse_members", "as_buffer", "dtype_code", "op_code",
     "compile_schedule",
+    "Key", "key_generate", "key_file_write", "key_file_read", "key_fingerprint",
     "GsyncError", "GsyncTimeout", "GsyncMismatch", "GsyncAborted", "GsyncClosed",
     "ModuleNotLoaded", "error_for",
     "DTYPE_FP32", "DTYPE_BF16", "DTYPE_FP16", "DTYPE_INT32",

@@ -88,9 +88,24 @@ def _print_text(d: Dict[str, Any]) -> None:
         print(f"  id {s.get('id')} state {s.get('state')} group {s.get('group')} "
               f"rank {s.get('rank')}/{s.get('nranks')} next_seq {s.get('next_seq')} "
               f"inflight {s.get('inflight')} completed {s.get('ops_completed')} "
-              f"failed {s.get('ops_failed')} timeouts {s.get('timeouts')}")
+              f"failed {s.get('ops_failed')} timeouts {s.get('timeouts')}{_key_text(s)}")
     if "error" in d:
         print("error: " + d["error"])
+
+
+def _key_text(s: Dict[str, str]) -> str:
+    """A socket's key, where the module has the columns (never the key
+    itself: the kernel cannot show it): " key none", or the mode, the
+    epoch it sends with, a rotation installed and the fingerprint."""
+    if "key_mode" not in s:
+        return ""
+    mode = s["key_mode"]
+    if mode in ("none", "-"):
+        return " key none"
+    text = f" key {mode} epoch {s.get('key_epoch')}"
+    if s.get("key_next_epoch", "0") not in ("0", "-"):
+        text += f" (next {s['key_next_epoch']})"
+    return text + f" fingerprint {s.get('key_fingerprint')}"
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:

@@ -28,6 +28,8 @@ GSYNC_STATS = 4
 GSYNC_ENGINE = 5
 GSYNC_SCHEDULE = 6
 GSYNC_SCHEDULE_PUSH = 7
+GSYNC_KEY = 8
+GSYNC_KEY_PUSH = 9
 
 # ---- control messages ----------------------------------------------------------
 GSYNC_CMSG_OP = 1
@@ -55,17 +57,33 @@ JOIN_FLAGS_ALL = JOIN_UNICAST | JOIN_MCAST_LOOP
 
 STATE_NAMES = {0: "unconfigured", 1: "joined", 2: "failed"}
 
+# ---- keyed groups (GSYNC_KEY) --------------------------------------------------
+KEY_NONE, KEY_AUTH, KEY_ENCRYPT = 0, 1, 2
+KEY_MODE_NAMES = {KEY_NONE: "none", KEY_AUTH: "auth", KEY_ENCRYPT: "encrypt"}
+KEY_LEN = 32
+KEY_B64_LEN = 44              # a key file: this much base64, then a newline
+KEY_ANY_RANK = 0xffff
+KEY_FPR_LABEL = b"gsync fingerprint v1"   # GSYNC_KEY_FPR_LABEL, without its NUL
+
 # ---- structures ----------------------------------------------------------------
 # struct gsync_addr {u16 family; be16 port; u32 scope_id; u8 addr[16];}
 ADDR = struct.Struct("=H2sI16s")
 # struct gsync_join (members follow)
 JOIN = struct.Struct("=QHHI24sIB3sIIIIIIQ16s")
-# struct gsync_info
-INFO = struct.Struct("=IHHQQIIIIQIIIIQ")
+# struct gsync_info; the key fields at its end (a module without keyed
+# groups returns the 72 bytes before them)
+INFO = struct.Struct("=IHHQQIIIIQIIIIQIIQII")
 INFO_FIELDS = ("state", "rank", "nranks", "group_id", "next_seq", "inflight",
                "window", "chunk_bytes", "flags", "pacing_rate",
                "op_timeout_ms", "repair_ms", "max_op_bytes", "rtt_ms",
-               "send_rate")
+               "send_rate", "key_mode", "key_epoch", "key_fingerprint",
+               "key_next_epoch", "reserved0")
+# struct gsync_key {u32 mode; u32 epoch; u64 start_seq; u8 secret[32];
+#                   u64 reserved[2];}
+KEY = struct.Struct("=IIQ32s16s")
+# struct gsync_key_push {u64 group_id; u16 rank; u16 reserved0;
+#                        u32 reserved1; struct gsync_key key;}
+KEY_PUSH = struct.Struct("=QHHI64s")
 # struct gsync_op_desc / gsync_op_result
 OP_DESC = struct.Struct("=QBBHI")
 OP_RESULT = struct.Struct("=QiIQ")
@@ -74,13 +92,21 @@ STATS_FIELDS = ("ops_submitted", "ops_completed", "ops_failed", "tx_bytes",
                 "tx_packets", "rx_bytes", "rx_packets", "nacks_sent",
                 "nacks_received", "retransmits", "mcast_retransmits",
                 "timeouts", "mismatches", "sched_ops", "reduce_jobs")
-DROP_NAMES = ("short", "version", "type", "group", "rank", "source", "field",
-              "stale", "window", "dup", "nomem", "clique", "ratelimit")
+# enum gsync_drop_reason: drops[] holds those before GSYNC_DROP_BASE, the
+# others (keyed groups') are drops_ext[], at the struct's end
+DROP_BASE_NAMES = ("short", "version", "type", "group", "rank", "source", "field",
+                   "stale", "window", "dup", "nomem", "clique", "ratelimit")
+DROP_EXT_NAMES = ("auth", "replay", "epoch")
+DROP_NAMES = DROP_BASE_NAMES + DROP_EXT_NAMES     # every reason, in enum order
+DROP_BASE = len(DROP_BASE_NAMES)
 # the counters after drops[]; rate_loss_decreases: those of rate_decreases
 # that were for loss (the others for a queue)
 STATS_LATE = ("reports_sent", "reports_received", "rate_decreases",
               "rate_loss_decreases")
-STATS_SIZE = 8 * (len(STATS_FIELDS) + len(DROP_NAMES) + len(STATS_LATE))
+# struct gsync_stats, every u64 in order
+STATS_LAYOUT = (STATS_FIELDS + tuple("drop_" + n for n in DROP_BASE_NAMES) +
+                STATS_LATE + tuple("drop_" + n for n in DROP_EXT_NAMES))
+STATS_SIZE = 8 * len(STATS_LAYOUT)
 
 # gsync_sched.h
 SCHED_MAGIC = 0x48435347
@@ -100,8 +126,9 @@ SCHED_CLIQUE = struct.Struct("=HBBHHHHI")
 
 assert ADDR.size == 24
 assert JOIN.size == 96
-assert STATS_SIZE == 256
-assert INFO.size == 72
+assert STATS_SIZE == 280
+assert INFO.size == 96
+assert KEY.size == 64 and KEY_PUSH.size == 80
 assert OP_DESC.size == 16
 assert OP_RESULT.size == 24
 assert SCHED_HDR.size == 80 and SCHED_CLIQUE.size == 16

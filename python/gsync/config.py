@@ -1,6 +1,6 @@
 """Group configuration: endpoints, members, tunables, the GSYNC_JOIN blob,
 and the launcher environment (``GSYNC_RANK``, ``GSYNC_MEMBERS``,
-``GSYNC_MCAST``).
+``GSYNC_MCAST``, ``GSYNC_KEY_FILE``, ...).
 
 Nothing here touches the kernel; every rule ``GSYNC_JOIN`` enforces (see
 ``uapi/linux/gsync.h``) is checked first so that a mistake is named in
@@ -273,7 +273,11 @@ def from_env(env: Optional[Mapping[str, str]] = None) -> dict:
     of every rank in rank order, comma-separated), ``GSYNC_MCAST``
     (``group:port``, or ``unicast`` for unicast fan-out); optional:
     ``GSYNC_GROUP_ID``, ``GSYNC_IFNAME``, ``GSYNC_WINDOW``,
-    ``GSYNC_TIMEOUT_MS`` (op_timeout_ms), ``GSYNC_PACING_RATE`` (bytes/s).
+    ``GSYNC_TIMEOUT_MS`` (op_timeout_ms), ``GSYNC_PACING_RATE`` (bytes/s);
+    for a keyed group ``GSYNC_KEY_FILE`` (the path of the key file every
+    rank was given; ``key=``) and ``GSYNC_KEY_MODE`` (``encrypt``, the
+    default, or ``auth``; then ``key=`` is a :class:`gsync.Key` read from
+    the file here).
     Returns keyword arguments for :class:`gsync.Group`.
     """
     env = os.environ if env is None else env
@@ -296,4 +300,13 @@ def from_env(env: Optional[Mapping[str, str]] = None) -> dict:
             kw[key] = _env_int(env, var)
     if env.get("GSYNC_IFNAME", "").strip():
         kw["ifname"] = env["GSYNC_IFNAME"].strip()
+    path = env.get("GSYNC_KEY_FILE", "").strip()
+    mode = env.get("GSYNC_KEY_MODE", "").strip()
+    if mode and not path:
+        raise ValueError("GSYNC_KEY_MODE is set without GSYNC_KEY_FILE")
+    if mode and mode not in ("auth", "encrypt"):
+        raise ValueError(f"GSYNC_KEY_MODE={mode!r}: 'encrypt' or 'auth'")
+    if path:
+        from .keys import Key
+        kw["key"] = Key.from_file(path, mode) if mode else path
     return kw

@@ -14,6 +14,7 @@ from . import _abi
 from .buffers import DtypeLike, as_buffer, byte_view, op_code
 from .config import Config, EndpointLike, from_env, make_config
 from .errors import GsyncClosed, GsyncError, ModuleNotLoaded, error_for
+from .keys import Key, KeyLike, as_key
 
 
 def family(path: str = _abi.FAMILY_PATH) -> int:
@@ -85,8 +86,19 @@ class Group:
     gsync has no congestion control, see the README), ``mtu``,
     ``max_op_bytes``, ``ttl``, ``ifname``/``ifindex``, ``mcast_loop``,
     ``group_id`` (default: derived from the members and mcast, so every
-    rank agrees). ``key=`` is reserved for authenticated groups, which the
-    kernel does not implement yet: passing one raises NotImplementedError.
+    rank agrees).
+
+    ``key=`` keys the group (GSYNC_KEY, set before GSYNC_JOIN): every
+    packet is then authenticated, and with the default mode encrypted
+    (docs/security.md). It takes a :class:`gsync.Key` (secret, mode
+    ``"encrypt"`` or ``"auth"``, epoch), the 32-byte secret itself, or the
+    path (str or PathLike) of a key file as ``gsyncctl key generate``
+    writes it, which is refused with PermissionError if group or others
+    may access it; the last two key with mode ``"encrypt"``, epoch 1.
+    Every rank must use the same secret, mode and epoch: a rank with
+    another key is never heard (its peers' operations fail with
+    GsyncTimeout and they count ``drop_auth``). :meth:`rotate_key`
+    changes it while the group runs.
 
     ``sock=`` takes an AF_GSYNC socket already opened (default: a new one;
     the host tests pass a stand-in).
@@ -102,16 +114,20 @@ class Group:
 
     def __init__(self, rank: int, members: Union[str, Iterable[EndpointLike]],
                  mcast: Optional[EndpointLike] = None, unicast: bool = False,
-                 key: Optional[bytes] = None, *, sock: Optional[socket.socket] = None,
+                 key: Optional[KeyLike] = None, *, sock: Optional[socket.socket] = None,
                  **tunables: Any) -> None:
-        if key is not None:
-            raise NotImplementedError(
-                "key=: authenticated groups are not implemented by the gsync kernel "
-                "module yet; leave key=None (traffic is not authenticated: use it "
-                "only on networks you trust)")
         self.config: Config = make_config(rank, members, mcast, unicast, **tunables)
+        k = None if key is None else as_key(key)   # a refused key file: before any socket
         self._sock = sock if sock is not None else open_socket()
         self._closed = False
+        if k is not None:
+            try:
+                _set_key(self._sock, k, 0)
+            except OSError as e:
+                self._sock.close()
+                self._closed = True
+                raise GsyncError(e.errno, f"GSYNC_KEY refused: {os.strerror(e.errno)}"
+                                 + _key_hint(e.errno)) from None
         try:
             self._sock.setsockopt(_abi.SOL_GSYNC, _abi.GSYNC_JOIN, self.config.join_blob())
         except OSError as e:
@@ -133,6 +149,7 @@ class Group:
     @classmethod
     def from_env(cls, env: Optional[Dict[str, str]] = None, **overrides: Any) -> "Group":
         """A Group from ``GSYNC_RANK``, ``GSYNC_MEMBERS``, ``GSYNC_MCAST``
+        and, for a keyed group, ``GSYNC_KEY_FILE`` (with ``GSYNC_KEY_MODE``)
         (see :func:`gsync.config.from_env`); keyword arguments override."""
         kw = from_env(env)
         if "mcast" in overrides or "unicast" in overrides:
@@ -263,26 +280,94 @@ class Group:
     # ---- socket options ---------------------------------------------------------
     def info(self) -> Dict[str, int]:
         """GSYNC_INFO as a dict (state, rank, nranks, next_seq, inflight,
-        window, chunk_bytes, ...)."""
+        window, chunk_bytes, ..., send_rate) and the key: ``key_mode``
+        (0 none, 1 auth, 2 encrypt; :attr:`key_mode` names it),
+        ``key_epoch`` (the epoch it sends with), ``key_fingerprint`` (an
+        int; ``f"{fp:016x}"`` is how gsyncctl prints it) and
+        ``key_next_epoch`` (a rotation installed, not yet in use; 0 =
+        none). An older module's shorter struct leaves what it lacks 0."""
         raw = self._sock.getsockopt(_abi.SOL_GSYNC, _abi.GSYNC_INFO, _abi.INFO.size)
         raw = raw + bytes(_abi.INFO.size - len(raw))
-        return dict(zip(_abi.INFO_FIELDS, _abi.INFO.unpack(raw)))
+        out = dict(zip(_abi.INFO_FIELDS, _abi.INFO.unpack(raw)))
+        del out["reserved0"]
+        return out
+
+    @property
+    def key_mode(self) -> str:
+        """``"none"``, ``"auth"`` or ``"encrypt"``: how the group is keyed."""
+        m = self.info()["key_mode"]
+        return _abi.KEY_MODE_NAMES.get(m, str(m))
 
     def stats(self) -> Dict[str, int]:
         """GSYNC_STATS as a dict: counters since the socket was opened
         (ops_*, tx/rx bytes and packets, nacks, retransmits, timeouts,
-        mismatches, ...), ``drop_<reason>`` for every drop reason, and the
-        rate control's reports_sent, reports_received, rate_decreases and
-        rate_loss_decreases (of rate_decreases, those for loss; the others
-        were for a queue). Counters an older module's shorter struct lacks
-        are 0."""
+        mismatches, ...), ``drop_<reason>`` for every drop reason (those of
+        keyed groups, ``drop_auth``, ``drop_replay`` and ``drop_epoch``,
+        included), and the rate control's reports_sent, reports_received,
+        rate_decreases and rate_loss_decreases (of rate_decreases, those
+        for loss; the others were for a queue). Counters an older module's
+        shorter struct lacks are 0."""
         raw = self._sock.getsockopt(_abi.SOL_GSYNC, _abi.GSYNC_STATS, _abi.STATS_SIZE)
         vals = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw) - 7, 8)]
-        names = (list(_abi.STATS_FIELDS) + ["drop_" + n for n in _abi.DROP_NAMES] +
-                 list(_abi.STATS_LATE))
-        out = {n: 0 for n in names}
+        names = _abi.STATS_LAYOUT
+        out = {n: 0 for n in _abi.STATS_FIELDS}
+        out.update({"drop_" + n: 0 for n in _abi.DROP_NAMES})
+        out.update({n: 0 for n in _abi.STATS_LATE})
         out.update(zip(names, vals))
         return out
+
+    def rotate_key(self, key: KeyLike, start_seq: Optional[int] = None) -> Key:
+        """Rotate the group's key (GSYNC_KEY after the join): from
+        operation ``start_seq`` on this rank sends under ``key``, and
+        accepts both keys around the switch; the old one is erased once no
+        operation needs it. Every rank must call it with the same key,
+        epoch and start_seq before it submits that operation.
+
+        ``key`` is a :class:`Key` (its mode must be the group's, its epoch
+        above the current one), or the secret or a key file's path, which
+        take the group's mode and the current epoch + 1.
+
+        ``start_seq=None`` takes ``next_seq + window``: the same on every
+        rank that calls rotate_key at the same point of its sequence of
+        operations (every rank submits the same ones), and far enough
+        ahead that no rank can send operation start_seq before every rank
+        has installed the key (a rank runs at most ``window`` operations
+        ahead of the slowest). Give an explicit start_seq when the ranks
+        call it at different points; it must not have been submitted here
+        yet. Returns the Key installed.
+
+        Raises GsyncError: EISCONN (the group was joined without a key),
+        EBUSY (the previous rotation is still pending: its old key is kept
+        until no operation needs it; retry later), EINVAL (an epoch not
+        above the current one, another mode), ERANGE (start_seq was
+        already submitted)."""
+        inf = self.info()
+        if inf["key_mode"] == _abi.KEY_NONE:
+            raise GsyncError(errno.EISCONN, "rotate_key: the group was joined without a "
+                             "key; an unkeyed group cannot become keyed")
+        mode = _abi.KEY_MODE_NAMES.get(inf["key_mode"], "?")
+        k = as_key(key, mode, (inf["key_epoch"] + 1) & 0xffffffff)
+        if k.mode != mode:
+            raise ValueError(f"rotate_key: key mode {k.mode!r}, but the group's is {mode!r} "
+                             "(a group's mode never changes)")
+        if k.epoch <= inf["key_epoch"]:
+            raise ValueError(f"rotate_key: epoch {k.epoch} is not above the group's "
+                             f"current epoch {inf['key_epoch']}")
+        with self._submit_lock:
+            self._check_open()
+            if start_seq is None:
+                start_seq = self._next_seq + self.config.effective_window()
+            if isinstance(start_seq, bool) or not isinstance(start_seq, int):
+                raise TypeError("start_seq must be an integer")
+            if start_seq < self._next_seq:
+                raise ValueError(f"rotate_key: start_seq {start_seq} was already submitted "
+                                 f"(the next operation is {self._next_seq})")
+            try:
+                _set_key(self._sock, k, start_seq)
+            except OSError as e:
+                raise GsyncError(e.errno, "GSYNC_KEY (rotation) refused: "
+                                 + os.strerror(e.errno) + _key_hint(e.errno)) from None
+        return k
 
     @property
     def pacing_rate(self) -> int:
@@ -466,6 +551,29 @@ class Group:
             _set_exception(o.future, error_for(err.errno, o.seq, err.strerror))
 
 
+def _set_key(sock, key: Key, start_seq: int) -> None:
+    """setsockopt(GSYNC_KEY); the option value holding the secret is
+    zeroed after the call, whatever it returned."""
+    buf = key.option(start_seq)
+    try:
+        sock.setsockopt(_abi.SOL_GSYNC, _abi.GSYNC_KEY, buf)
+    finally:
+        buf[:] = bytes(len(buf))
+
+
+def _key_hint(err: int) -> str:
+    return {
+        errno.ENOPROTOOPT: " (the loaded gsync module has no keyed groups: an older module?)",
+        errno.EISCONN: " (the group was joined without a key; an unkeyed group cannot "
+                       "become keyed)",
+        errno.EBUSY: " (the previous rotation is still pending: its old key is kept until "
+                     "no operation needs it; retry later)",
+        errno.EINVAL: " (an epoch not above the current one, another mode than the "
+                      "group's, or a field out of range)",
+        errno.ERANGE: " (start_seq was already submitted)",
+    }.get(err, "")
+
+
 def _getsockopt_big(fd: int, level: int, name: int) -> bytes:
     """getsockopt() for values over Python's 1024-byte limit, through libc
     (the kernel answers ERANGE with the size it needs in optlen)."""
@@ -503,6 +611,9 @@ def _join_hint(err: int) -> str:
                       "e.g. 'ip route add 224.0.0.0/4 dev eth0', or give ifname=)",
         errno.ERANGE: " (nranks outside 2..256)",
         errno.EISCONN: " (the socket already joined a group)",
+        errno.ENOKEY: " (this network namespace requires keyed groups, sysctl "
+                      "net.gsync.require_auth=1: give key=, e.g. a key file from "
+                      "'gsyncctl key generate')",
     }.get(err, "")
 
 

@@ -7,7 +7,10 @@ submission order with GSYNC_CMSG_RESULT, poll()able readiness, and the
 exact reduction of docs/reduction-semantics.md (tests/netns/gsync_py.py's
 reference). Failures are injected: kill(rank) makes every operation that
 waits for that rank fail with ETIMEDOUT; contributions that disagree on
-length, dtype or op fail with EPROTO.
+length, dtype or op fail with EPROTO. GSYNC_KEY is checked as
+uapi/linux/gsync.h documents it (before the join the first epoch, after it
+a rotation: EISCONN, EINVAL, EBUSY, ERANGE), with require_auth's ENOKEY;
+the keys only show in GSYNC_INFO (nothing is sealed here).
 """
 import errno
 import os
@@ -33,6 +36,7 @@ class Fabric:
         self.socks = {}
         self.reduced = []      # (seq, dtype, op, len) of every reduction
         self.hold = set()      # seqs whose reduction is held back
+        self.require_auth = False   # net.gsync.require_auth: JOIN needs a key
 
     def sock(self):
         return FakeSocket(self)
@@ -100,11 +104,16 @@ class FakeSocket:
         self.rfd, self.wfd = os.pipe()
         self.closed = False
         self.sent_flags = []
-        self.stats = [0] * (len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES) +
-                            len(_abi.STATS_LATE))
+        self.stats = [0] * len(_abi.STATS_LAYOUT)   # struct gsync_stats, in order
         # GSYNC_STATS's length: None the whole struct gsync_stats, fewer
-        # bytes for an older module's shorter struct
+        # bytes for an older module's shorter struct (GSYNC_INFO's too)
         self.stats_size = None
+        self.info_size = None
+        self.key_opts = []       # every GSYNC_KEY value set: (mode, epoch, start_seq, secret)
+        self.pending_key = None  # set before the join
+        self.key = None          # (mode, epoch, secret) in use after the join
+        self.next_key = None     # (mode, epoch, secret, start_seq): a rotation
+        self.fail_key = None     # an errno GSYNC_KEY fails with (injected)
 
     # -- the socket API Group uses --
     def fileno(self):
@@ -119,9 +128,13 @@ class FakeSocket:
     def setsockopt(self, level, name, value, optlen=None):
         if level != _abi.SOL_GSYNC:
             raise OSError(errno.ENOPROTOOPT, "level")
+        if name == _abi.GSYNC_KEY:
+            return self._set_key(bytes(value))
         if name == _abi.GSYNC_JOIN:
             if self.rank is not None:
                 raise OSError(errno.EISCONN, os.strerror(errno.EISCONN))
+            if self.fab.require_auth and self.pending_key is None:
+                raise OSError(errno.ENOKEY, os.strerror(errno.ENOKEY))
             hdr = _abi.JOIN.unpack_from(value)
             (gid, rank, nranks, flags, mc, ifindex, ttl, r0, mtu, window, maxop, tmo,
              rep, r2, rate, r1) = hdr
@@ -133,6 +146,8 @@ class FakeSocket:
                 raise OSError(errno.EINVAL, "reserved")
             self.rank, self.window, self.join = rank, window or 4, hdr
             self.fab.socks[rank] = self
+            if self.pending_key is not None:
+                self.key, self.pending_key = self.pending_key[:3], None
             return
         if name == _abi.GSYNC_SCHEDULE:
             self.schedule = b"" if value is None else bytes(value)
@@ -142,13 +157,52 @@ class FakeSocket:
             return
         raise OSError(errno.ENOPROTOOPT, "option")
 
+    def _set_key(self, value):
+        if len(value) != _abi.KEY.size:
+            raise OSError(errno.EINVAL, "optlen")
+        mode, epoch, start, secret, res = _abi.KEY.unpack(value)
+        self.key_opts.append((mode, epoch, start, secret))
+        if self.fail_key:
+            raise OSError(self.fail_key, os.strerror(self.fail_key))
+        if mode not in (_abi.KEY_AUTH, _abi.KEY_ENCRYPT) or res != bytes(16):
+            raise OSError(errno.EINVAL, "key")
+        if self.rank is None:
+            if start:
+                raise OSError(errno.EINVAL, "start_seq before the join")
+            self.pending_key = (mode, epoch, secret, 0)
+            return
+        self._switch()
+        if self.key is None:
+            raise OSError(errno.EISCONN, os.strerror(errno.EISCONN))
+        if self.next_key is not None:
+            raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
+        if mode != self.key[0] or epoch <= self.key[1]:
+            raise OSError(errno.EINVAL, "mode or epoch")
+        if start < self.next_seq:
+            raise OSError(errno.ERANGE, os.strerror(errno.ERANGE))
+        self.next_key = (mode, epoch, secret, start)
+
+    def _switch(self):
+        """A rotation whose start_seq is the next to submit is the key in use (the
+        old one is erased at once here)."""
+        if self.next_key is not None and self.next_seq >= self.next_key[3]:
+            self.key, self.next_key = self.next_key[:3], None
+
     def getsockopt(self, level, name, size):
         if name == _abi.GSYNC_INFO:
+            from gsync.keys import key_fingerprint
             with self.cv:
-                return _abi.INFO.pack(1, self.rank or 0, self.fab.n, 0, self.next_seq,
-                                      self.next_seq - self.deliver_seq, self.window, 1400,
-                                      0, getattr(self, "rate", 0), 10000, 20, 64 << 20, 0,
-                                      getattr(self, "rate", 0))[:size]
+                self._switch()
+                mode, epoch, fpr = 0, 0, 0
+                if self.key is not None:
+                    mode, epoch, fpr = self.key[0], self.key[1], key_fingerprint(self.key[2])
+                nxt = self.next_key[1] if self.next_key is not None else 0
+                raw = _abi.INFO.pack(1, self.rank or 0, self.fab.n, 0, self.next_seq,
+                                     self.next_seq - self.deliver_seq, self.window,
+                                     1400 - 32 * (self.key is not None),
+                                     0, getattr(self, "rate", 0), 10000, 20, 64 << 20, 0,
+                                     getattr(self, "rate", 0), mode, epoch, fpr, nxt, 0)
+                return raw[:min(size, self.info_size or len(raw))]
         if name == _abi.GSYNC_STATS:
             raw = struct.pack("=%dQ" % len(self.stats), *self.stats)
             return raw[:min(size, len(raw) if self.stats_size is None else self.stats_size)]

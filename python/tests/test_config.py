@@ -148,10 +148,14 @@ class MakeConfig(unittest.TestCase):
         self.assertNotEqual(a, c)
         self.assertEqual(make_config(0, M3, unicast=True, group_id=0).group_id, 0)
 
-    def test_key_not_implemented(self):
-        """Group(key=...) raises NotImplementedError before touching the kernel"""
-        with self.assertRaisesRegex(NotImplementedError, "not implemented"):
-            gsync.Group(0, M3, unicast=True, key=b"secret", sock=object())
+    def test_key_checked_first(self):
+        """Group(key=...): a malformed key is refused before the kernel is asked"""
+        for key, exc, msg in ((b"secret", ValueError, "32 bytes, not 6"),
+                              (12345, TypeError, "expected 32 bytes"),
+                              (gsync.Key, TypeError, "expected 32 bytes")):
+            with self.subTest(key=key):
+                with self.assertRaisesRegex(exc, msg):
+                    gsync.Group(0, M3, unicast=True, key=key, sock=object())
 
 
 class Env(unittest.TestCase):

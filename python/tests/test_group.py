@@ -244,25 +244,38 @@ class GroupOps(unittest.TestCase):
             self.assertEqual(len(st), len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES) +
                              len(_abi.STATS_LATE))
             self.assertEqual((st["ops_submitted"], st["ops_completed"], st["drop_clique"]), (1, 1, 0))
-            # the rate control's counters after drops[], each at its offset
-            late = len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES)
-            gs[0]._sock.stats[late:] = [41, 37, 3, 2]
+            # the rate control's counters after drops[], then drops_ext[]
+            # (the keyed groups' reasons), each at its offset
+            late = len(_abi.STATS_FIELDS) + _abi.DROP_BASE
+            gs[0]._sock.stats[late:] = [41, 37, 3, 2, 6, 5, 4]
+            gs[0]._sock.stats[late - 1] = 9
             st = gs[0].stats()
             self.assertEqual([st[k] for k in ("reports_sent", "reports_received", "rate_decreases",
                                               "rate_loss_decreases")], [41, 37, 3, 2])
-            self.assertEqual(_abi.STATS_SIZE, 256)
+            self.assertEqual([st[k] for k in ("drop_ratelimit", "drop_auth", "drop_replay",
+                                              "drop_epoch")], [9, 6, 5, 4])
+            self.assertEqual(_abi.STATS_SIZE, 280)
             # an older module's shorter struct: what it lacks is 0
-            for size, want in ((248, [41, 37, 3, 0]), (224, [0, 0, 0, 0])):
+            for size, want in ((256, [41, 37, 3, 2, 0, 0, 0]), (248, [41, 37, 3, 0, 0, 0, 0]),
+                               (224, [0, 0, 0, 0, 0, 0, 0])):
                 with self.subTest(struct_bytes=size):
                     gs[0]._sock.stats_size = size
                     st = gs[0].stats()
                     self.assertEqual(len(st), len(_abi.STATS_FIELDS) + len(_abi.DROP_NAMES) +
                                      len(_abi.STATS_LATE))
-                    self.assertEqual([st[k] for k in _abi.STATS_LATE], want)
+                    self.assertEqual([st[k] for k in _abi.STATS_LATE] +
+                                     [st["drop_" + k] for k in _abi.DROP_EXT_NAMES], want)
                     self.assertEqual(st["ops_completed"], 1)
             gs[0]._sock.stats_size = None
             inf = gs[0].info()
             self.assertEqual((inf["nranks"], inf["window"], inf["next_seq"]), (2, 8, 2))
+            self.assertEqual((inf["key_mode"], inf["key_epoch"], inf["key_fingerprint"],
+                              inf["key_next_epoch"]), (0, 0, 0, 0))
+            self.assertNotIn("reserved0", inf)
+            self.assertEqual(gs[0].key_mode, "none")
+            gs[0]._sock.info_size = 72      # a module without keyed groups
+            inf = gs[0].info()
+            self.assertEqual((inf["next_seq"], inf["key_mode"]), (2, 0))
             gs[0].pacing_rate = 1000
             self.assertEqual(gs[0].pacing_rate, 1000)
             with self.assertRaises(ValueError):
