@@ -50,6 +50,8 @@ def ok(cond, desc):
 def group(a, **kw):
     mode = {"unicast": True} if a.unicast else {"mcast": a.mcast}
     kw.setdefault("op_timeout_ms", a.timeout_ms)
+    if a.key:
+        kw.setdefault("key", a.key)
     return gsync.Group(a.rank, a.members, ifname="eth0", **mode, **kw)
 
 
@@ -88,6 +90,12 @@ def cmd_exact(a):
     nr = len(a.members.split(","))
     ref = lambda bufs, dtype, op: gsync_py.reference(bufs, dtype, op)  # noqa: E731
     with group(a, window=8) as g:
+        if a.key:
+            info = g.info()
+            ok(g.key_mode == "encrypt" and info["key_epoch"] == 1 and
+               info["key_fingerprint"] == gsync.key_fingerprint(gsync.key_file_read(a.key)),
+               f"keyed from {a.key}: encrypt, epoch 1, the file's fingerprint "
+               f"({g.key_mode}, {info['key_epoch']}, {info['key_fingerprint']:016x})")
         if a.schedule:
             import json
             blob = g.load_schedule(json.loads(a.schedule))
@@ -229,6 +237,7 @@ def main():
     ap.add_argument("--die-after-rank", type=int, default=-1)
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--schedule", help="gsync-schedule/1 JSON (ranks as numbers) to load first")
+    ap.add_argument("--key", help="a key file: the group is keyed (Group(key=path))")
     a = ap.parse_args()
     RANK = a.rank
     try:

@@ -24,11 +24,13 @@
                               are these -> "key EPOCH NEXT" (or as they are)
     spoof.py forge KIND SRC DST GROUP SEQ N CB [COUNT]
         send COUNT (default 1) packets of KIND (data, poll, nack, status,
-        abort, nack-tail) about operation SEQ (fp32 sum of N elements,
+        abort, nack-tail, sealed-data, sealed-epoch) about operation SEQ (fp32 sum of N elements,
         chunks of CB bytes) from SRC (ADDR:PORT, a member's endpoint: the
         IP source is forged with a raw socket) to DST (ADDR:PORT); rank 1
         forges to rank 0, so NACK and STATUS name rank 0. nack-tail asks
-        for the last chunk only.
+        for the last chunk only. sealed-data is DATA laid out as a keyed
+        group's (ENCRYPT, epoch 1) with a tag of random bytes;
+        sealed-epoch the same in epoch 9.
     spoof.py flood KIND SRC DST GROUP SEQ N CB
         the same, packets without end until standard input closes; prints
         "flooded COUNT".
@@ -179,6 +181,18 @@ def forge_packet(kind, group, seq, n, cb):
     elif kind == "abort":
         pl = struct.pack("!II", 104, 0)     # ECONNRESET
         pkt = header(None, group, 2, 1, type=5, plen=len(pl), **common) + pl
+    elif kind in ("sealed-data", "sealed-epoch"):
+        # DATA laid out as a keyed group's, sealed and encrypted, in epoch
+        # 1 (or 9, one nobody holds), with a tag the forger cannot make.
+        plen = min(cb, total)
+        hdr = bytearray(header(None, group, 2, 1, type=1, plen=plen, **common))
+        flags = struct.unpack_from("!H", hdr, 26)[0] | 0x4 | 0x8
+        struct.pack_into("!H", hdr, 26, flags)
+        epoch = 9 if kind == "sealed-epoch" else 1
+        sec = struct.pack("!IIQ", epoch, 0, 1 << 20)
+        pkt = bytes(hdr) + sec + struct.pack("<%df" % (plen // 4),
+                                             *([1.0] * (plen // 4))) + \
+            os.urandom(16)
     else:
         sys.exit(f"unknown kind {kind}")
     return pkt

@@ -8,8 +8,10 @@
 #     operations under that loss
 #  3. an attacker on island i2 that spoofs rank 1's address (spoof.py, the
 #     forger that t-spoof.sh shows corrupting an unkeyed group) against a
-#     keyed 2-rank group: forged DATA, STATUS, POLL, NACK, ABORT change
-#     nothing and are counted as drop_auth, exactly; rank 1's genuine
+#     keyed 2-rank group: forged DATA (plain, or laid out as sealed with
+#     a tag the forger cannot make), STATUS, POLL, NACK, ABORT change
+#     nothing and are counted as drop_auth (drop_epoch for an epoch
+#     nobody holds), exactly; rank 1's genuine
 #     packets captured on the WAN and replayed are drop_replay, exactly,
 #     and once the key was rotated, drop_epoch
 #  4. t-hostile's fuzzer from rank 1's endpoint at a keyed rank: every
@@ -135,6 +137,14 @@ ask 0 submit 2 $n
 forge data 2 $n
 expect 0 "reached drop_auth $(( auth + 1 ))" "op 2: forged DATA dropped as auth" \
 	wait drop_auth $(( auth + 1 ))
+# ... and laid out as sealed, with a tag the forger cannot compute
+forge sealed-data 2 $n
+expect 0 "reached drop_auth $(( auth + 2 ))" "op 2: forged sealed DATA does not open: auth" \
+	wait drop_auth $(( auth + 2 ))
+ep=$(val 0 drop_epoch)
+forge sealed-epoch 2 $n
+expect 0 "reached drop_epoch $(( ep + 1 ))" "op 2: forged DATA of an epoch nobody holds: epoch" \
+	wait drop_epoch $(( ep + 1 ))
 expect 0 "rx_packets $rx" "op 2: forged DATA not taken" get rx_packets
 ask 1 submit 2 $n
 expect 0 "result 2 0 match" "op 2: rank 0 exact" collect 2 $n
@@ -146,8 +156,8 @@ forge poll 3 $m
 forge nack 3 $m 10
 forge abort 3 $m
 forge abort 4 $n
-expect 0 "reached drop_auth $(( auth + 15 ))" "ops 3-4: 14 forged control packets dropped as auth" \
-	wait drop_auth $(( auth + 15 ))
+expect 0 "reached drop_auth $(( auth + 16 ))" "ops 3-4: 14 forged control packets dropped as auth" \
+	wait drop_auth $(( auth + 16 ))
 expect 0 "nacks_received $nr" "ops 3-4: no forged NACK read" get nacks_received
 ask 1 submit 3 $m
 expect 0 "result 3 0 match" "op 3: rank 0 exact" collect 3 $m

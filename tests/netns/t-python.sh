@@ -6,7 +6,7 @@
 # all-gather over 4 KiB blocks); 24 async operations with 8 provably in
 # flight at once; a dead rank -> GsyncTimeout with errno and seq;
 # examples/allreduce.py with its group from the environment; python -m
-# gsync info. The PyTorch training tests are in t-python-torch.sh.
+# gsync info; a keyed group from a key file. The PyTorch training tests are in t-python-torch.sh.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 export PYTHONPATH=$PWD/python
@@ -49,6 +49,10 @@ py_ranks "README.md snippet" snippet README.md
 
 py_ranks "exact, multicast" exact --members "$members" --mcast 239.77.5.1:7101 \
 	--sizes "$(gs_pick 1,7,1000,6000 1,7,1000)"
+# A keyed group from a key file (docs/security.md), the default mode.
+"$PY" -c 'import sys, gsync; gsync.key_file_write(sys.argv[1], gsync.key_generate())' "$tmp/job.key"
+py_ranks "exact, multicast, keyed" exact --members "$(gs_members 4 7011)" \
+	--mcast 239.77.5.11:7111 --key "$tmp/job.key" --sizes 7,6000 --no-torch
 py_ranks "exact, unicast" exact --members "$(gs_members 4 7002)" --unicast \
 	--sizes "$(gs_pick 1,3,5000 1,3)" --no-torch
 
