@@ -86,6 +86,7 @@ checkpatch:
 bench:
 	@$(MAKE) --no-print-directory -C tests/bench/reduce run
 	@tests/bench/offload/run
+	@tests/bench/aead/run
 	@tests/bench/gsync-bench
 	@tests/bench/loss-bench
 	@tests/bench/python-sync
