@@ -200,6 +200,7 @@ static void gsync_group_free(struct gsync_group *g)
 	kfree(g->ctl_refill);
 	kfree(g->ctrl_answers);
 	kfree(g->heard);
+	kfree(g->auth_fail);
 	kfree(g->ratep);
 	kfree(g->members);
 	kfree(g);
@@ -240,10 +241,13 @@ int gsync_group_join(struct gsync_sock *gs, sockptr_t optval,
 	g->ctrl_answers = kcalloc(j.nranks, sizeof(*g->ctrl_answers),
 				  GFP_KERNEL_ACCOUNT);
 	g->heard = kcalloc(j.nranks, sizeof(*g->heard), GFP_KERNEL_ACCOUNT);
+	g->auth_fail = kcalloc(j.nranks, sizeof(*g->auth_fail),
+			       GFP_KERNEL_ACCOUNT);
 	g->ratep = kcalloc(j.nranks, sizeof(*g->ratep), GFP_KERNEL_ACCOUNT);
 	err = -ENOMEM;
 	if (!g->members || !g->peer_sa || !g->srtt || !g->ctl_tokens ||
-	    !g->ctl_refill || !g->ctrl_answers || !g->heard || !g->ratep)
+	    !g->ctl_refill || !g->ctrl_answers || !g->heard || !g->ratep ||
+	    !g->auth_fail)
 		goto err_free;
 	err = -EFAULT;
 	if (copy_from_sockptr_offset(g->members, optval, sizeof(j),

@@ -189,6 +189,11 @@ struct gsync_group {
 	unsigned long *srtt;
 	/* lock: [nranks] jiffies of the last valid packet from each peer */
 	unsigned long *heard;
+	/*
+	 * lock: [nranks] jiffies of the last packet from each peer's address
+	 * that did not authenticate (keyed groups, seal.c; 0 = none)
+	 */
+	unsigned long *auth_fail;
 	/* lock: [nranks] NACK/POLL token bucket per peer (receive.c) */
 	u32 *ctl_tokens;
 	unsigned long *ctl_refill;

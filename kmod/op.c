@@ -404,7 +404,8 @@ bool gsync_op_keeps_failure(const struct gsync_op *op)
 {
 	return op->state == GSYNC_OPS_FAILED &&
 	       (op->status == -EPROTO || op->status == -ECONNABORTED ||
-		op->status == -ECONNRESET || op->status == -ETIMEDOUT);
+		op->status == -ECONNRESET || op->status == -ETIMEDOUT ||
+		op->status == -EKEYREJECTED);
 }
 
 /* Fail an operation still in progress. Under the lock. */
@@ -417,7 +418,7 @@ void gsync_op_fail(struct gsync_group *g, struct gsync_op *op, int err)
 	smp_store_release(&op->state, GSYNC_OPS_FAILED);
 	/* Stay around to tell late peers (see gsync_rx_tell_failed()). */
 	op->retain_until = jiffies + msecs_to_jiffies(g->cfg.op_timeout_ms);
-	if (err == -ETIMEDOUT)
+	if (err == -ETIMEDOUT || err == -EKEYREJECTED)
 		g->stats.timeouts++;
 	else if (err == -EPROTO)
 		g->stats.mismatches++;

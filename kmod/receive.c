@@ -383,6 +383,9 @@ static void gsync_rx_abort(struct gsync_group *g, struct gsync_op *op,
 	case ETIMEDOUT:
 		err = -ETIMEDOUT;
 		break;
+	case EKEYREJECTED:
+		err = -EKEYREJECTED;
+		break;
 	default:
 		err = -ECONNABORTED;
 	}
@@ -512,6 +515,10 @@ static bool gsync_rx_plain(struct gsync_group *g, struct sk_buff *skb)
 	len = skb->len - sizeof(struct udphdr);
 	reason = gsync_wire_check(&h, len, g->cfg.group_id, g->cfg.nranks,
 				  g->cfg.rank);
+	/* Sealed, to a group without a key: a peer with one (seal.c). */
+	if (reason == GSYNC_DROP_AUTH &&
+	    gsync_rx_source_ok(g, skb, be16_to_cpu(h.src_rank)))
+		gsync_rx_auth_failed(g, be16_to_cpu(h.src_rank));
 	if (reason != GSYNC_DROP_MAX) {
 		if (!(reason == GSYNC_DROP_RANK && gsync_rx_own(g, &h)))
 			gsync_drop(g, reason);

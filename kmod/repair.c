@@ -15,7 +15,9 @@
  * after the last chunk they sent for the first time. An operation fails
  * with ETIMEDOUT when a peer it still waits for has sent nothing at all
  * (no packet of any kind, for any operation) for op_timeout_ms, so a dead
- * rank is detected while the others make progress; an ABORT tells the
+ * rank is detected while the others make progress (EKEYREJECTED instead
+ * if its address sent packets that did not authenticate since its last
+ * valid one: a rank with another key, or none); an ABORT tells the
  * peers, so that every rank reports the operation failed alike.
  *
  * Locking: the repair work runs every repair_ms in process context and
@@ -330,11 +332,15 @@ static void gsync_repair_step(struct gsync_group *g, struct gsync_op *op,
 
 /*
  * Has a peer that op still waits for been silent for op_timeout_ms (since
- * we submitted op, if it spoke before)? Under the lock.
+ * we submitted op, if it spoke before)? 0 if not; else how op fails:
+ * -ETIMEDOUT, or -EKEYREJECTED if the peer's address sent packets that did
+ * not authenticate after its last one that did (another key, or none).
+ * Under the lock.
  */
-static bool gsync_op_silent(struct gsync_group *g, struct gsync_op *op,
-			    unsigned long now)
+static int gsync_op_silent(struct gsync_group *g, struct gsync_op *op,
+			   unsigned long now)
 {
+	unsigned long heard, failed;
 	unsigned long timeout = msecs_to_jiffies(g->cfg.op_timeout_ms);
 	unsigned int s, j;
 
@@ -348,12 +354,15 @@ static bool gsync_op_silent(struct gsync_group *g, struct gsync_op *op,
 
 			if (!c->expects || c->complete)
 				continue;
-			if (time_after(now, gsync_peer_heard(g, op, c->rank) +
-				       timeout))
-				return true;
+			heard = gsync_peer_heard(g, op, c->rank);
+			if (!time_after(now, heard + timeout))
+				continue;
+			failed = g->auth_fail[c->rank];
+			return failed && time_after(failed, heard) ?
+			       -EKEYREJECTED : -ETIMEDOUT;
 		}
 	}
-	return false;
+	return 0;
 }
 
 /* One operation's repair duties. Under the lock. */
@@ -361,13 +370,15 @@ static void gsync_repair_op(struct gsync_group *g, struct gsync_op *op,
 			    unsigned long now)
 {
 	unsigned int s;
+	int err;
 
 	/* Blocks with the engine are progress the peers cannot see. */
-	if (op->state == GSYNC_OPS_OPEN && !op->jobs &&
-	    gsync_op_silent(g, op, now)) {
-		struct gsync_wire_abort a = { .error = cpu_to_be32(ETIMEDOUT) };
+	err = op->state == GSYNC_OPS_OPEN && !op->jobs ?
+	      gsync_op_silent(g, op, now) : 0;
+	if (err) {
+		struct gsync_wire_abort a = { .error = cpu_to_be32(-err) };
 
-		gsync_op_fail(g, op, -ETIMEDOUT);
+		gsync_op_fail(g, op, err);
 		/*
 		 * Tell every peer: one still waiting fails alike, one that
 		 * has not submitted it yet keeps the ABORT for when it does.

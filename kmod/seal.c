@@ -104,6 +104,18 @@ static int gsync_rx_unseal_sender(struct gsync_group *g, struct sk_buff *skb,
 	return GSYNC_DROP_MAX;
 }
 
+/*
+ * A packet from rank r's address did not authenticate. If r sends nothing
+ * else, an operation waiting for it fails with EKEYREJECTED rather than
+ * ETIMEDOUT (repair.c): r is there but holds another key, or none. Under
+ * the lock.
+ */
+int gsync_rx_auth_failed(struct gsync_group *g, unsigned int r)
+{
+	g->auth_fail[r] = jiffies ? jiffies : 1;
+	return GSYNC_DROP_AUTH;
+}
+
 /* Make the opened packet in skb a plain one: drop the sec, the tag, flags. */
 static int gsync_rx_strip(struct sk_buff *skb)
 {
@@ -148,7 +160,7 @@ int gsync_rx_unseal(struct gsync_group *g, struct sk_buff *skb,
 	if (reason != GSYNC_DROP_MAX)
 		return reason;
 	if (flags != gsync_seal_flags(k->mode))
-		return GSYNC_DROP_AUTH;
+		return gsync_rx_auth_failed(g, r);
 	if (len < GSYNC_WIRE_HDR_LEN + GSYNC_WIRE_SEC_LEN + GSYNC_WIRE_TAG_LEN)
 		return GSYNC_DROP_SHORT;
 	plen = be32_to_cpu(h->payload_len);
@@ -171,7 +183,7 @@ int gsync_rx_unseal(struct gsync_group *g, struct sk_buff *skb,
 	if (!gsync_auth_open(e->key[r], k->mode, ctr,
 			     skb->data + sizeof(struct udphdr),
 			     GSYNC_WIRE_HDR_LEN + GSYNC_WIRE_SEC_LEN, plen))
-		return GSYNC_DROP_AUTH;
+		return gsync_rx_auth_failed(g, r);
 	if (!gsync_keys_rx_ok(k, e, r, ctr))
 		return GSYNC_DROP_REPLAY;
 	/* r may have been the last to switch to the next epoch. */

@@ -21,6 +21,7 @@ struct gsync_seal {
 
 bool gsync_seal_pick(struct gsync_group *g, struct gsync_seal *s);
 unsigned int gsync_seal_packet(struct gsync_seal *s, u8 *pkt);
+int gsync_rx_auth_failed(struct gsync_group *g, unsigned int r);
 int gsync_rx_unseal(struct gsync_group *g, struct sk_buff *skb,
 		    const struct gsync_wire_hdr *h);
 

@@ -22,8 +22,8 @@ from ._abi import (DTYPE_BF16, DTYPE_FP16, DTYPE_FP32, DTYPE_INT32, OP_AVG, OP_M
                    OP_MIN, OP_SUM)
 from .buffers import as_buffer, dtype_code, op_code
 from .config import Config, from_env, make_config, parse_endpoint, parse_members
-from .errors import (GsyncAborted, GsyncClosed, GsyncError, GsyncMismatch, GsyncTimeout,
-                     ModuleNotLoaded, error_for)
+from .errors import (GsyncAborted, GsyncClosed, GsyncError, GsyncKeyRejected, GsyncMismatch,
+                     GsyncTimeout, ModuleNotLoaded, error_for)
 from .group import Future, Group, family, open_socket
 from .keys import Key, key_file_read, key_file_write, key_fingerprint, key_generate
 from .schedule import compile_schedule
@@ -36,6 +36,7 @@ __all__ = [
     "compile_schedule",
     "Key", "key_generate", "key_file_write", "key_file_read", "key_fingerprint",
     "GsyncError", "GsyncTimeout", "GsyncMismatch", "GsyncAborted", "GsyncClosed",
+    "GsyncKeyRejected",
     "ModuleNotLoaded", "error_for",
     "DTYPE_FP32", "DTYPE_BF16", "DTYPE_FP16", "DTYPE_INT32",
     "OP_SUM", "OP_AVG", "OP_MIN", "OP_MAX",

@@ -17,6 +17,8 @@ _MEANING = {
     _errno.ETIMEDOUT: "a peer the operation waits for sent nothing for op_timeout_ms",
     _errno.EPROTO: "ranks disagreed on length, dtype, op or schedule of this operation",
     _errno.ECONNABORTED: "a peer aborted the operation",
+    _errno.EKEYREJECTED: "a peer the operation waits for sends only packets that do not "
+                         "authenticate: its key differs from this rank's, or one has none",
 }
 
 
@@ -61,6 +63,12 @@ class GsyncAborted(GsyncError, ConnectionAbortedError):
     """ECONNABORTED: a peer aborted the operation."""
 
 
+class GsyncKeyRejected(GsyncError, PermissionError):
+    """EKEYREJECTED: a peer the operation waits for sent, for
+    ``op_timeout_ms``, only packets that do not authenticate (keyed groups:
+    its key differs from this rank's, or one of the two has none)."""
+
+
 class GsyncClosed(GsyncError):
     """The group was closed (or abandoned) while the operation was in
     flight; its result was never collected."""
@@ -84,6 +92,7 @@ _BY_ERRNO = {
     _errno.ETIMEDOUT: GsyncTimeout,
     _errno.EPROTO: GsyncMismatch,
     _errno.ECONNABORTED: GsyncAborted,
+    _errno.EKEYREJECTED: GsyncKeyRejected,
 }
 
 

@@ -3,7 +3,8 @@ import pickle
 import unittest
 
 import gsync
-from gsync.errors import GsyncAborted, GsyncClosed, GsyncError, GsyncMismatch, GsyncTimeout, error_for
+from gsync.errors import (GsyncAborted, GsyncClosed, GsyncError, GsyncKeyRejected, GsyncMismatch,
+                          GsyncTimeout, error_for)
 
 
 class Errors(unittest.TestCase):
@@ -12,6 +13,7 @@ class Errors(unittest.TestCase):
         for err, cls, base in ((errno.ETIMEDOUT, GsyncTimeout, TimeoutError),
                                (errno.EPROTO, GsyncMismatch, GsyncError),
                                (errno.ECONNABORTED, GsyncAborted, ConnectionAbortedError),
+                               (errno.EKEYREJECTED, GsyncKeyRejected, PermissionError),
                                (errno.EMSGSIZE, GsyncError, OSError)):
             e = error_for(err, seq=17)
             self.assertIs(type(e), cls)
@@ -25,6 +27,7 @@ class Errors(unittest.TestCase):
         """errors: messages explain the all-reduce meaning"""
         self.assertIn("op_timeout_ms", str(error_for(errno.ETIMEDOUT, 1)))
         self.assertIn("disagreed", str(error_for(errno.EPROTO, 1)))
+        self.assertIn("key", str(error_for(errno.EKEYREJECTED, 1)))
         self.assertIsNone(error_for(errno.EINVAL).seq)
 
     def test_pickle(self):

@@ -17,7 +17,7 @@
 #  4. t-hostile's fuzzer from rank 1's endpoint at a keyed rank: every
 #     packet dropped, nothing taken
 #  5. a rank with another key, and a rank without one: the operation
-#     fails with ETIMEDOUT everywhere, and both sides count drop_auth
+#     fails with EKEYREJECTED everywhere, and both sides count drop_auth
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 gs_islands_up 3
@@ -232,13 +232,13 @@ done
 
 # 5. a rank with another key; a rank without one
 GS_RANK_ARGS=([2]="--key encrypt:1:$kx")
-gs_group "$tmp/wrong" "rank 2 has another key: ETIMEDOUT everywhere" \
+gs_group "$tmp/wrong" "rank 2 has another key: EKEYREJECTED everywhere" \
 	--members "$(gs_members 4 7740)" --mcast 239.77.7.4:7741 --key "encrypt:1:$k1" \
-	--dtypes fp32 --ops sum --sizes 5000 --timeout-ms 2000 --expect-status 110
+	--dtypes fp32 --ops sum --sizes 5000 --timeout-ms 2000 --expect-status 129
 GS_RANK_ARGS=([2]="--key none")
-gs_group "$tmp/none" "rank 2 has no key: ETIMEDOUT everywhere" \
+gs_group "$tmp/none" "rank 2 has no key: EKEYREJECTED everywhere" \
 	--members "$(gs_members 4 7742)" --mcast 239.77.7.5:7743 --key "auth:1:$k1" \
-	--dtypes fp32 --ops sum --sizes 5000 --timeout-ms 2000 --expect-status 110
+	--dtypes fp32 --ops sum --sizes 5000 --timeout-ms 2000 --expect-status 129
 GS_RANK_ARGS=()
 for d in wrong none; do
 	for r in 0 2; do

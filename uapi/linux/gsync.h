@@ -389,6 +389,9 @@ struct gsync_op_desc {
  *   ECONNABORTED a peer aborted the operation
  *   ECONNRESET  a peer closed its socket (or its process exited) with the
  *               operation in flight
+ *   EKEYREJECTED a peer it waits for sent, for op_timeout_ms, only packets
+ *               that did not authenticate: its key (GSYNC_KEY) differs
+ *               from ours, or one of the two has none
  */
 #define GSYNC_CMSG_RESULT	2
 

@@ -20,9 +20,10 @@
  *  ABORT   "operation seq failed": payload struct gsync_wire_abort. Sent to
  *          every rank when one rank detects ranks disagreeing on seq
  *          (EPROTO), times it out (ETIMEDOUT) or closes in it
- *          (ECONNRESET), and to a rank that asks about an operation that
- *          failed so. Receivers fail seq with that error (any other:
- *          ECONNABORTED), or keep it for when they submit seq.
+ *          (ECONNRESET), finds its key refused (EKEYREJECTED), and to a
+ *          rank that asks about an operation that failed so. Receivers
+ *          fail seq with that error (any other: ECONNABORTED), or keep it
+ *          for when they submit seq.
  *  REPORT  "this is how your DATA reached me lately": payload struct
  *          gsync_wire_report, sent every repair interval to each peer we
  *          received DATA from in it. It is about the sender, not an

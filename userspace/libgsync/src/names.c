@@ -97,8 +97,11 @@ GSYNC_EXPORT const char *gsync_strerror(int err)
 		return "success";
 	case ETIMEDOUT:
 		return "a peer the operation waits for sent nothing for "
-		       "op_timeout_ms, or in a keyed group nothing that "
-		       "opened under its key (operation failed)";
+		       "op_timeout_ms (operation failed)";
+	case EKEYREJECTED:
+		return "a peer the operation waits for sent only packets that "
+		       "do not authenticate: its key differs from this "
+		       "rank's, or one of the two has none (operation failed)";
 	case EPROTO:
 		return "ranks disagreed on length, dtype or op for this "
 		       "sequence number (operation failed)";

@@ -275,8 +275,8 @@ static void test_names(void)
 	   "drop reasons auth, replay, epoch are named");
 	ok(strstr(gsync_strerror(-ENOKEY), "require_auth") != NULL,
 	   "gsync_strerror(-ENOKEY) names net.gsync.require_auth");
-	ok(strstr(gsync_strerror(ETIMEDOUT), "key") != NULL,
-	   "gsync_strerror(ETIMEDOUT) mentions a key that does not open");
+	ok(strstr(gsync_strerror(EKEYREJECTED), "key") != NULL,
+	   "gsync_strerror(EKEYREJECTED) says a key does not authenticate");
 }
 
 int main(void)
