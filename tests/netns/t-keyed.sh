@@ -173,13 +173,40 @@ expect 0 "reached drop_replay $(( rep + ncap ))" "replayed: all $ncap dropped as
 	wait drop_replay $(( rep + ncap ))
 op 5 $n
 
-# rotation to epoch 2 from op 7; then the replays are of an epoch gone
-expect 0 "rotated 2" "rank 0 installs epoch 2 from op 7" rotate 7 2 "$k2"
-expect 1 "rotated 2" "rank 1 installs epoch 2 from op 7" rotate 7 2 "$k2"
+# gsyncctl: the fingerprint of the key file is the group's; then the
+# administrator rotates both ranks to epoch 2 from op 7 (GSYNC_KEY_PUSH)
+G=userspace/gsyncctl/gsyncctl
+[ -x "$G" ] || make -s -C userspace/gsyncctl gsyncctl >/dev/null
+keyfile() {	# keyfile HEX FILE: a key file (base64, 0600) of secret HEX
+	python3 -c 'import base64, os, sys
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+os.write(fd, base64.b64encode(bytes.fromhex(sys.argv[1])) + b"\n")' "$1" "$2"
+}
+keyfile "$k1" "$tmp/k1.key"
+keyfile "$k2" "$tmp/k2.key"
+fp1=$("$G" key show "$tmp/k1.key")
+fp2=$("$G" key show "$tmp/k2.key")
+want=$(python3 -c 'import hashlib, sys
+print(hashlib.blake2s(b"gsync fingerprint v1" + bytes.fromhex(sys.argv[1])).digest()[:8].hex())' "$k1")
+gs_ok "gsyncctl key show FILE: the fingerprint ($fp1)" test "$fp1" = "$want"
+line=$(gs_exec i0 "$G" key show | awk -v g="0x$(printf %x $grp)" '$2 == g')
+echo "$line" | gs_diag
+gs_ok "gsyncctl key show: rank 0 runs encrypt, epoch 1, that fingerprint" \
+	test "$(echo "$line" | awk '{ print $4, $5, $6, $7 }')" = "encrypt 1 - $fp1"
+for i in i0 i1; do
+	gs_ok "gsyncctl key set on $i: epoch 2 from op 7" \
+		gs_exec "$i" "$G" key set --group "$grp" --epoch 2 --start-seq 7 --mode encrypt "$tmp/k2.key"
+done
+line=$(gs_exec i0 "$G" key show | awk -v g="0x$(printf %x $grp)" '$2 == g')
+gs_ok "gsyncctl key show: epoch 1, epoch 2 next" \
+	test "$(echo "$line" | awk '{ print $4, $5, $6, $7 }')" = "encrypt 1 2 $fp1"
 op 6 $n
 op 7 $m
 op 8 $n
 expect 0 "key 2 0" "rank 0 sends with epoch 2" key 2 0
+line=$(gs_exec i0 "$G" key show | awk -v g="0x$(printf %x $grp)" '$2 == g')
+gs_ok "gsyncctl key show: epoch 2, its fingerprint" \
+	test "$(echo "$line" | awk '{ print $4, $5, $7 }')" = "encrypt 2 $fp2"
 ep=$(val 0 drop_epoch)
 gs_exec i2 python3 tests/netns/spoof.py replay "$a1:$port" "$a0:$port" "$tmp/pkts" | gs_diag
 expect 0 "reached drop_epoch $(( ep + ncap ))" "replayed after the rotation: all $ncap dropped as epoch" \
