@@ -74,28 +74,8 @@ a1=$(gs_addr4 i1)
 port=7730
 grp=43
 members="$a0:$port,$a1:$port"
-mkfifo "$tmp/in0" "$tmp/out0" "$tmp/in1" "$tmp/out1"
-gs_exec i0 python3 tests/netns/spoof.py rank 0 "$grp" "$members" "encrypt:1:$k1" \
-	< "$tmp/in0" > "$tmp/out0" 2>&1 &
-p0=$!
-gs_exec i1 python3 tests/netns/spoof.py rank 1 "$grp" "$members" "encrypt:1:$k1" \
-	< "$tmp/in1" > "$tmp/out1" 2>&1 &
-p1=$!
-exec 3> "$tmp/in0" 4< "$tmp/out0" 5> "$tmp/in1" 6< "$tmp/out1"
-ans=
-ask() {
-	local r=$1
-	shift
-	echo "$*" >&$(( 3 + 2 * r ))
-	read -r ans <&$(( 4 + 2 * r )) || ans=EOF
-}
-expect() {
-	local r=$1 want=$2 desc=$3
-	shift 3
-	ask "$r" "$@"
-	gs_ok "$desc ($ans)" test "$ans" = "$want"
-}
-val() { ask "$1" get "$2"; echo "${ans#* }"; }
+. "$(dirname "$0")/spoof-pair.sh"
+spoof_pair_start "$grp" "$members" "encrypt:1:$k1"
 forge() {	# forge KIND SEQ N [COUNT]
 	gs_exec i2 python3 tests/netns/spoof.py forge "$1" "$a1:$port" "$a0:$port" \
 		"$grp" "$2" "$3" "$cb" "${4:-1}" > /dev/null
