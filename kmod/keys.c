@@ -25,6 +25,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 
 #include "gsync.h"
 #include "keys.h"
@@ -54,6 +55,15 @@ static struct gsync_epoch *gsync_epoch_new(int mode, u64 group_id,
 	e->epoch = epoch;
 	e->fingerprint = gsync_auth_fingerprint(secret);
 	e->start_seq = start_seq;
+	/*
+	 * Our counters start at the wall clock in ns, not 0: a process that
+	 * joins again with the same secret, group and epoch (a restarted
+	 * job) has the same keys, and must not use a nonce it used before.
+	 * It sends less than a packet per ns, so its counters stay ahead of
+	 * any earlier run's unless the clock is set back by more than that
+	 * run lasted. 2^64 ns is the year 2554.
+	 */
+	e->tx_ctr = ktime_get_real_ns();
 	e->key = kvcalloc(nranks, sizeof(*e->key), GFP_KERNEL_ACCOUNT);
 	e->rx = kvcalloc(nranks, sizeof(*e->rx), GFP_KERNEL_ACCOUNT);
 	e->heard = bitmap_zalloc(nranks, GFP_KERNEL_ACCOUNT);

@@ -478,8 +478,41 @@ static struct kunit_suite gsync_auth_bench_suite = {
 	.test_cases = gsync_auth_bench_cases,
 };
 
+/*
+ * A rank's counters start at the wall clock in ns, so that a group joined
+ * again with the same secret never reuses a nonce: the next epoch's, and a
+ * second group's, start where the clock is then, past the first's.
+ */
+static void gsync_keys_counter_start(struct kunit *test)
+{
+	u8 secret[GSYNC_AUTH_KEY_LEN] = { 7 };
+	struct gsync_keys *a, *b;
+	struct gsync_epoch *e;
+	u64 t0 = ktime_get_real_ns(), ctr;
+
+	a = gsync_keys_create(GSYNC_AUTH_ENCRYPT, 5, 2, 0, 1, secret);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_EXPECT_GE(test, a->cur->tx_ctr, t0);
+	KUNIT_EXPECT_LE(test, a->cur->tx_ctr, ktime_get_real_ns());
+	a->cur->tx_ctr += 1000;		/* a thousand packets sent */
+	ctr = a->cur->tx_ctr;
+	/* ... in well over 1000 ns */
+	while (ktime_get_real_ns() < ctr + 1)
+		cpu_relax();
+	b = gsync_keys_create(GSYNC_AUTH_ENCRYPT, 5, 2, 0, 1, secret);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	KUNIT_EXPECT_GT(test, b->cur->tx_ctr, ctr);
+	KUNIT_ASSERT_EQ(test, gsync_keys_prepare(a, GSYNC_AUTH_ENCRYPT, 2, 9,
+						 secret, &e), 0);
+	KUNIT_EXPECT_GT(test, e->tx_ctr, ctr);
+	gsync_epoch_free(e, 2);
+	gsync_keys_free(a);
+	gsync_keys_free(b);
+}
+
 static struct kunit_case gsync_keys_cases[] = {
 	KUNIT_CASE(gsync_keys_rotation),
+	KUNIT_CASE(gsync_keys_counter_start),
 	{}
 };
 

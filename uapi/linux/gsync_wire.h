@@ -108,7 +108,9 @@ struct gsync_wire_hdr {
  * too), in ENCRYPT mode the payload is the ciphertext. A sender's key is
  * BLAKE2s-256, keyed with the group secret, of "gsync key v1" | mode (1
  * byte) | group_id (8) | epoch (4) | src_rank (2), integers big-endian.
- * Each sender's counter starts at 0 in an epoch and goes up by one per
+ * Each sender's counter starts, in an epoch, at its wall clock in
+ * nanoseconds when it took the epoch's key (so that a sender that joins
+ * again with the same key never reuses a nonce), and goes up by one per
  * packet it sends (a retransmission is a new packet); receivers refuse a
  * counter they have seen (a window of 2048 per sender and epoch).
  */
