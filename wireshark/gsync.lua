@@ -5,18 +5,33 @@
 -- AF_GSYNC all-reduce group. Every header field and every payload field of
 -- every packet type is a filterable gsync.* field; packets the kernel would
 -- drop get expert info naming the drop counter (drop_short, drop_version,
--- drop_type, drop_field), and structurally broken packets are flagged
--- malformed (gsync.malformed). Nothing is read beyond the captured bytes,
--- so no packet can make the dissector fail.
+-- drop_type, drop_field, drop_auth), and structurally broken packets are
+-- flagged malformed (gsync.malformed). Nothing is read beyond the captured
+-- bytes, so no packet can make the dissector fail.
+--
+-- Keyed groups (gsync_wire.h, "Keyed groups"; docs/security.md): a packet
+-- with flag SEALED (gsync.flags.sealed) is header | struct gsync_wire_sec
+-- (gsync.sec.epoch, .reserved, .counter) | payload | 16-byte
+-- ChaCha20-Poly1305 tag (gsync.tag), payload_len counting the payload
+-- only. The header is in clear: it is decoded and checked as any. In AUTH
+-- mode (SEALED alone) so is the payload; with ENCRYPTED too
+-- (gsync.flags.encrypted) the payload is shown as opaque bytes
+-- (gsync.ciphertext), checked only for its size (ChaCha20 keeps it). The
+-- tag is shown, not verified (that needs the group's secret). The info
+-- column says "[sealed epoch=E counter=C]" or "[encrypted ...]". ENCRYPTED
+-- without SEALED is malformed (kernel: drop_auth), so is a sealed packet
+-- without room for gsync_wire_sec and the tag, or whose payload_len does
+-- not end where the tag starts (drop_short); gsync_wire_sec's reserved must
+-- be 0 (drop_field).
 --
 -- Finding the packets: gsync uses whatever UDP ports the group configures,
 -- so the dissector registers a heuristic on UDP (on by default: preference
 -- gsync.heuristic) that accepts a datagram whose header is self-consistent
 -- (version 3, known type, dtype and op, 2..256 ranks, sender rank below the
 -- group size, no reserved flag bits, stamp 0 unless DATA, payload_len equal
--- to the rest of the datagram). Preference gsync.udp_port (0 = none) also
--- decodes one UDP port unconditionally, which is how malformed packets get
--- shown.
+-- to the rest of the datagram, less the 32 bytes of gsync_wire_sec and the
+-- tag if SEALED). Preference gsync.udp_port (0 = none) also decodes one UDP
+-- port unconditionally, which is how malformed packets get shown.
 --
 -- Older wire versions are refused by the kernel as drop_version (drop_short
 -- if shorter than 64 bytes). The heuristic still finds their packets, so
@@ -32,6 +47,7 @@
 --
 --   tshark -X lua_script:gsync.lua -r capture.pcap
 --   tshark -X lua_script:gsync.lua -o gsync.udp_port:7100 -Y 'gsync.type == 2'
+--   tshark -X lua_script:gsync.lua -r capture.pcap -Y 'gsync.flags.encrypted == 1'
 --   cp gsync.lua ~/.local/lib/wireshark/plugins/    (Wireshark GUI)
 --
 -- Written for Wireshark 4.0 (Lua 5.2) and later.
@@ -53,11 +69,18 @@ local NO_ECHO = 0xffff -- REPORT hold_ms: no DATA to echo
 local dtypes = { [0] = "fp32", [1] = "bf16", [2] = "fp16", [3] = "int32" }
 local dtype_size = { [0] = 4, [1] = 2, [2] = 2, [3] = 4 }
 local ops = { [0] = "sum", [1] = "avg", [2] = "min", [3] = "max" }
-local errnos = { [71] = "EPROTO", [103] = "ECONNABORTED", [110] = "ETIMEDOUT",
-	[125] = "ECANCELED" }
+local errnos = { [71] = "EPROTO", [103] = "ECONNABORTED", [104] = "ECONNRESET",
+	[110] = "ETIMEDOUT", [125] = "ECANCELED", [129] = "EKEYREJECTED" }
 
 local WF_RETRANSMIT = 0x0001
 local WF_PARTIAL = 0x0002
+local WF_SEALED = 0x0004
+local WF_ENCRYPTED = 0x0008
+local WF_SEAL = 0x000c -- the flags of a keyed group's packets
+-- flag bits no gsync of the wire version sets (the kernel: drop_field)
+local RESERVED_FLAGS = { [1] = 0xfffc, [2] = 0xfffc, [3] = 0xfff0 }
+local SEC_LEN = 16 -- struct gsync_wire_sec, after the header of a sealed packet
+local TAG_LEN = 16 -- the ChaCha20-Poly1305 tag, after its payload
 
 local f = {
 	version = ProtoField.uint8("gsync.version", "Version", base.DEC),
@@ -73,7 +96,9 @@ local f = {
 	flags = ProtoField.uint16("gsync.flags", "Flags", base.HEX),
 	flag_retransmit = ProtoField.bool("gsync.flags.retransmit", "Retransmit", 16, nil, WF_RETRANSMIT),
 	flag_partial = ProtoField.bool("gsync.flags.partial", "Partial (covers != 1 rank)", 16, nil, WF_PARTIAL),
-	flag_reserved = ProtoField.uint16("gsync.flags.reserved", "Reserved flags", base.HEX, nil, 0xfffc),
+	flag_sealed = ProtoField.bool("gsync.flags.sealed", "Sealed (keyed group)", 16, nil, WF_SEALED),
+	flag_encrypted = ProtoField.bool("gsync.flags.encrypted", "Encrypted (payload: ENCRYPT mode)", 16, nil, WF_ENCRYPTED),
+	flag_reserved = ProtoField.uint16("gsync.flags.reserved", "Reserved flags", base.HEX, nil, 0xfff0),
 	chunk = ProtoField.uint32("gsync.chunk", "Chunk", base.DEC),
 	nchunks = ProtoField.uint32("gsync.nchunks", "Chunks", base.DEC),
 	payload_len = ProtoField.uint32("gsync.payload_len", "Payload length", base.DEC),
@@ -85,6 +110,12 @@ local f = {
 	sched_tag = ProtoField.uint64("gsync.sched_tag", "Schedule tag", base.HEX),
 	v1_sched_tag = ProtoField.uint16("gsync.v1.sched_tag", "Schedule tag (wire version 1, 16 bits)", base.HEX),
 	v1_payload = ProtoField.bytes("gsync.v1.payload", "Payload (wire version 1, not decoded)"),
+	sec = ProtoField.none("gsync.sec", "Seal (struct gsync_wire_sec)"),
+	sec_epoch = ProtoField.uint32("gsync.sec.epoch", "Key epoch", base.DEC),
+	sec_reserved = ProtoField.uint32("gsync.sec.reserved", "Reserved", base.HEX),
+	sec_counter = ProtoField.uint64("gsync.sec.counter", "Counter (the nonce)", base.DEC),
+	ciphertext = ProtoField.bytes("gsync.ciphertext", "Encrypted payload"),
+	tag = ProtoField.bytes("gsync.tag", "Tag (ChaCha20-Poly1305)"),
 	data = ProtoField.bytes("gsync.data", "Data"),
 	data_offset = ProtoField.uint64("gsync.data.offset", "Offset in contribution", base.DEC),
 	data_elements = ProtoField.uint32("gsync.data.elements", "Elements", base.DEC),
@@ -110,9 +141,10 @@ local f = {
 	trailing = ProtoField.bytes("gsync.trailing", "Bytes beyond payload_len"),
 }
 local field_order = { "version", "type", "dtype", "op", "src_rank", "nranks", "group_id",
-	"seq", "round", "sched_round", "flags", "flag_retransmit", "flag_partial", "flag_reserved",
-	"chunk", "nchunks", "payload_len", "total_len", "ncontrib", "stamp", "v2_reserved",
-	"chunk_bytes", "sched_tag", "v1_sched_tag", "v1_payload",
+	"seq", "round", "sched_round", "flags", "flag_retransmit", "flag_partial", "flag_sealed",
+	"flag_encrypted", "flag_reserved", "chunk", "nchunks", "payload_len", "total_len", "ncontrib",
+	"stamp", "v2_reserved", "chunk_bytes", "sched_tag", "v1_sched_tag", "v1_payload",
+	"sec", "sec_epoch", "sec_reserved", "sec_counter", "ciphertext", "tag",
 	"data", "data_offset", "data_elements", "nack_target", "nack_nranges", "nack_reserved",
 	"nack_range", "range_first", "range_count", "status_complete", "status_rank",
 	"status_count", "abort_error", "abort_reserved", "report_target", "report_echo",
@@ -177,15 +209,19 @@ local function malformed(t, pinfo, msg)
 	pinfo.cols.info:append(" [Malformed]")
 end
 
+-- Encrypted (h.encrypted): the data is not shown (dissect_encrypted()
+-- shows the ciphertext), the header is checked as usual.
 local function dissect_data(tvb, pinfo, t, plen, h)
 	if plen == 0 then
 		t:add_proto_expert_info(ex.field, "DATA without data")
 		return
 	end
-	local d = t:add(f.data, tvb(HDR_LEN, plen))
-	local elem = dtype_size[h.dtype]
-	if elem then
-		d:add(f.data_elements, math.floor(plen / elem)):set_generated()
+	if not h.encrypted then
+		local d = t:add(f.data, tvb(h.off, plen))
+		local elem = dtype_size[h.dtype]
+		if elem then
+			d:add(f.data_elements, math.floor(plen / elem)):set_generated()
+		end
 	end
 	if not h.sched and h.chunk_bytes > 0 then
 		t:add(f.data_offset, UInt64(h.chunk) * h.chunk_bytes):set_generated()
@@ -203,15 +239,16 @@ local function dissect_data(tvb, pinfo, t, plen, h)
 	end
 end
 
-local function dissect_nack(tvb, pinfo, t, plen)
+local function dissect_nack(tvb, pinfo, t, plen, h)
+	local off = h.off
 	if plen < 8 then
 		malformed(t, pinfo, "NACK payload shorter than 8 bytes")
 		return
 	end
-	t:add(f.nack_target, tvb(HDR_LEN, 2))
-	local nr = tvb(HDR_LEN + 2, 2):uint()
-	local nri = t:add(f.nack_nranges, tvb(HDR_LEN + 2, 2))
-	t:add(f.nack_reserved, tvb(HDR_LEN + 4, 4))
+	t:add(f.nack_target, tvb(off, 2))
+	local nr = tvb(off + 2, 2):uint()
+	local nri = t:add(f.nack_nranges, tvb(off + 2, 2))
+	t:add(f.nack_reserved, tvb(off + 4, 4))
 	local have = math.floor((plen - 8) / 8)
 	if (plen - 8) % 8 ~= 0 then
 		malformed(t, pinfo, "NACK payload is not a whole number of ranges")
@@ -223,12 +260,12 @@ local function dissect_nack(tvb, pinfo, t, plen)
 		malformed(nri, pinfo, string.format("nranges %d but the payload holds %d", nr, have))
 	end
 	for i = 0, math.min(have, MAX_RANGES + 1) - 1 do
-		local off = HDR_LEN + 8 + i * 8
-		local first = tvb(off, 4):uint()
-		local count = tvb(off + 4, 4):uint()
-		local r = t:add(f.nack_range, tvb(off, 8))
-		r:add(f.range_first, tvb(off, 4))
-		local ci = r:add(f.range_count, tvb(off + 4, 4))
+		local o = off + 8 + i * 8
+		local first = tvb(o, 4):uint()
+		local count = tvb(o + 4, 4):uint()
+		local r = t:add(f.nack_range, tvb(o, 8))
+		r:add(f.range_first, tvb(o, 4))
+		local ci = r:add(f.range_count, tvb(o + 4, 4))
 		if count == RANGE_ALL then
 			ci:append_text(" (to the end)")
 			r:append_text(string.format(": chunks %d..end", first))
@@ -238,19 +275,20 @@ local function dissect_nack(tvb, pinfo, t, plen)
 	end
 end
 
-local function dissect_status(tvb, pinfo, t, plen)
+local function dissect_status(tvb, pinfo, t, plen, h)
+	local off = h.off
 	if plen ~= 32 then
 		malformed(t, pinfo, string.format("STATUS payload is %d bytes, not 32", plen))
 		return
 	end
-	local b = t:add(f.status_complete, tvb(HDR_LEN, 32))
+	local b = t:add(f.status_complete, tvb(off, 32))
 	local n = 0
 	local list = {}
 	for i = 0, 31 do
-		local byte = tvb(HDR_LEN + i, 1):uint()
+		local byte = tvb(off + i, 1):uint()
 		for bit = 0, 7 do
 			if bit32.band(byte, bit32.lshift(1, bit)) ~= 0 then
-				b:add(f.status_rank, tvb(HDR_LEN + i, 1), i * 8 + bit):set_generated()
+				b:add(f.status_rank, tvb(off + i, 1), i * 8 + bit):set_generated()
 				n = n + 1
 				if #list < 16 then table.insert(list, tostring(i * 8 + bit)) end
 			end
@@ -260,14 +298,15 @@ local function dissect_status(tvb, pinfo, t, plen)
 	pinfo.cols.info:append(" complete=[" .. table.concat(list, ",") .. (n > 16 and ",..." or "") .. "]")
 end
 
-local function dissect_abort(tvb, pinfo, t, plen)
+local function dissect_abort(tvb, pinfo, t, plen, h)
+	local off = h.off
 	if plen ~= 8 then
 		malformed(t, pinfo, string.format("ABORT payload is %d bytes, not 8", plen))
 		return
 	end
-	local e = tvb(HDR_LEN, 4):uint()
-	t:add(f.abort_error, tvb(HDR_LEN, 4))
-	t:add(f.abort_reserved, tvb(HDR_LEN + 4, 4))
+	local e = tvb(off, 4):uint()
+	t:add(f.abort_error, tvb(off, 4))
+	t:add(f.abort_reserved, tvb(off + 4, 4))
 	t:add_proto_expert_info(ex.abort, "operation aborted: " .. (errnos[e] or ("errno " .. e)))
 	pinfo.cols.info:append(" error=" .. (errnos[e] or tostring(e)))
 end
@@ -280,7 +319,9 @@ local function check_report_hdr(t, tvb, h)
 	local function nz(name, v) if v ~= 0 then set[#set + 1] = name end end
 	if h.seq ~= UInt64(0) then set[#set + 1] = "seq" end
 	nz("round", h.round)
-	nz("flags", h.flags)
+	-- a keyed group's REPORT is sealed too: the kernel clears these
+	-- flags when it has opened it (kmod/seal.c)
+	nz("flags", bit32.band(h.flags, bit32.bnot(WF_SEAL)))
 	nz("chunk", h.chunk)
 	nz("nchunks", h.nchunks)
 	if tvb(40, 8):uint64() ~= UInt64(0) then set[#set + 1] = "total_len" end
@@ -297,22 +338,23 @@ end
 -- receives is not in the packet, but no rank can be a target beyond the
 -- group or the reporter itself.
 local function dissect_report(tvb, pinfo, t, plen, h)
+	local off = h.off
 	if plen ~= REPORT_LEN then
 		malformed(t, pinfo, string.format("REPORT payload is %d bytes, not %d", plen, REPORT_LEN))
 		return
 	end
-	local target = tvb(HDR_LEN, 2):uint()
-	local echo = tvb(HDR_LEN + 2, 2):uint()
-	local hold = tvb(HDR_LEN + 4, 2):uint()
-	local reserved = tvb(HDR_LEN + 6, 2):uint()
-	local ti = t:add(f.report_target, tvb(HDR_LEN, 2))
-	t:add(f.report_echo, tvb(HDR_LEN + 2, 2))
-	local hi = t:add(f.report_hold, tvb(HDR_LEN + 4, 2))
-	local ri = t:add(f.report_reserved, tvb(HDR_LEN + 6, 2))
-	t:add(f.report_interval, tvb(HDR_LEN + 8, 4))
-	t:add(f.report_rx_bytes, tvb(HDR_LEN + 12, 4))
-	t:add(f.report_rx_chunks, tvb(HDR_LEN + 16, 4))
-	t:add(f.report_lost, tvb(HDR_LEN + 20, 4))
+	local target = tvb(off, 2):uint()
+	local echo = tvb(off + 2, 2):uint()
+	local hold = tvb(off + 4, 2):uint()
+	local reserved = tvb(off + 6, 2):uint()
+	local ti = t:add(f.report_target, tvb(off, 2))
+	t:add(f.report_echo, tvb(off + 2, 2))
+	local hi = t:add(f.report_hold, tvb(off + 4, 2))
+	local ri = t:add(f.report_reserved, tvb(off + 6, 2))
+	t:add(f.report_interval, tvb(off + 8, 4))
+	t:add(f.report_rx_bytes, tvb(off + 12, 4))
+	t:add(f.report_rx_chunks, tvb(off + 16, 4))
+	t:add(f.report_lost, tvb(off + 20, 4))
 	if hold == NO_ECHO then
 		hi:append_text(" (no DATA to echo)")
 	else
@@ -327,8 +369,77 @@ local function dissect_report(tvb, pinfo, t, plen, h)
 		ri:add_proto_expert_info(ex.field, string.format("reserved is 0x%04x, not 0", reserved))
 	end
 	pinfo.cols.info:append(string.format(" to rank %d rx_chunks=%d lost=%d echo=%s", target,
-		tvb(HDR_LEN + 16, 4):uint(), tvb(HDR_LEN + 20, 4):uint(),
+		tvb(off + 16, 4):uint(), tvb(off + 20, 4):uint(),
 		hold == NO_ECHO and "none" or string.format("%d hold=%dms", echo, hold)))
+end
+
+-- A keyed group's packet (gsync_wire.h, "Keyed groups"): header |
+-- gsync_wire_sec | payload | tag. Shows gsync_wire_sec and sets h.off past
+-- it; false if the packet cannot be sealed as it claims (then nothing after
+-- the header is decoded). Wire version 3 only.
+local function dissect_seal(tvb, pinfo, t, h, it)
+	if not h.sealed then
+		-- a keyed group's packets are SEALED, and ENCRYPTED in ENCRYPT
+		-- mode; a group without a key takes neither (kmod/wire.c)
+		malformed(it.flags, pinfo, "ENCRYPTED without SEALED: no gsync sends it (kernel: drop_auth)")
+		return false
+	end
+	local avail = h.len - HDR_LEN
+	if avail < SEC_LEN + TAG_LEN then
+		malformed(it.flags, pinfo, string.format(
+			"sealed, but %d bytes follow the header, fewer than gsync_wire_sec and the tag (%d) (kernel: drop_short)",
+			avail, SEC_LEN + TAG_LEN))
+		return false
+	end
+	h.off = HDR_LEN + SEC_LEN
+	local mode = h.encrypted and "encrypted" or "sealed"
+	if h.caplen < HDR_LEN + SEC_LEN then
+		-- the caller notes the payload as not captured
+		pinfo.cols.info:append(" [" .. mode .. "]")
+		t:append_text(", " .. mode)
+		return true
+	end
+	local epoch = tvb(HDR_LEN, 4):uint()
+	local reserved = tvb(HDR_LEN + 4, 4):uint()
+	local counter = tvb(HDR_LEN + 8, 8):uint64()
+	local s = t:add(f.sec, tvb(HDR_LEN, SEC_LEN))
+	s:append_text(string.format(": epoch %d, counter %s", epoch, tostring(counter)))
+	s:add(f.sec_epoch, tvb(HDR_LEN, 4))
+	local ri = s:add(f.sec_reserved, tvb(HDR_LEN + 4, 4))
+	s:add(f.sec_counter, tvb(HDR_LEN + 8, 8))
+	if reserved ~= 0 then
+		ri:add_proto_expert_info(ex.field, string.format("reserved is 0x%08x, not 0 (kernel: drop_field)", reserved))
+	end
+	pinfo.cols.info:append(string.format(" [%s epoch=%d counter=%s]", mode, epoch, tostring(counter)))
+	t:append_text(string.format(", %s, epoch %d", mode, epoch))
+	return true
+end
+
+-- An encrypted payload is opaque without the group's secret, but
+-- ChaCha20 keeps its length: the checks of the payload's size hold, and
+-- those of the header (in clear) as usual.
+local function dissect_encrypted(tvb, pinfo, t, h, it)
+	local plen = h.plen
+	if plen > 0 then t:add(f.ciphertext, tvb(h.off, plen)) end
+	if h.type == 1 then
+		check_contrib(t, tvb, h.sched, h.dtype)
+		dissect_data(tvb, pinfo, t, plen, h)
+	elseif h.type == 2 then
+		if plen < 8 then
+			malformed(t, pinfo, "NACK payload shorter than 8 bytes")
+		elseif (plen - 8) % 8 ~= 0 then
+			malformed(t, pinfo, "NACK payload is not a whole number of ranges")
+		end
+	elseif h.type == 3 and plen ~= 32 then
+		malformed(t, pinfo, string.format("STATUS payload is %d bytes, not 32", plen))
+	elseif h.type == 4 then
+		if plen ~= 0 then malformed(it.plen, pinfo, "POLL with a payload") end
+		check_contrib(t, tvb, h.sched, h.dtype)
+	elseif h.type == 5 and plen ~= 8 then
+		malformed(t, pinfo, string.format("ABORT payload is %d bytes, not 8", plen))
+	elseif h.type == 6 and plen ~= REPORT_LEN then
+		malformed(t, pinfo, string.format("REPORT payload is %d bytes, not %d", plen, REPORT_LEN))
+	end
 end
 
 -- The checks of a header of version 2 or 3 and its payload, as the kernel
@@ -348,7 +459,7 @@ local function dissect_checked(tvb, pinfo, t, h, it)
 	end
 	if not dtypes[h.dtype] then it.dtype:add_proto_expert_info(ex.field, "unknown dtype") end
 	if not ops[h.op] then it.op:add_proto_expert_info(ex.field, "unknown op") end
-	if bit32.band(h.flags, 0xfffc) ~= 0 then it.flags:add_proto_expert_info(ex.field, "reserved flag bits set") end
+	if bit32.band(h.flags, RESERVED_FLAGS[h.version]) ~= 0 then it.flags:add_proto_expert_info(ex.field, "reserved flag bits set") end
 	if h.version == 2 then
 		if h.stamp ~= 0 then it.stamp:add_proto_expert_info(ex.field, string.format("reserved is 0x%04x, not 0", h.stamp)) end
 	elseif h.stamp ~= 0 and h.type ~= 1 then
@@ -364,38 +475,64 @@ local function dissect_checked(tvb, pinfo, t, h, it)
 		it.round:add_proto_expert_info(ex.field, "step beyond 2 * GSYNC_SCHED_MAX_ROUNDS")
 	end
 
-	local avail = len - HDR_LEN
-	if h.plen > avail then
+	-- where the payload starts: after gsync_wire_sec if sealed
+	h.off = HDR_LEN
+	if h.sealed or h.encrypted then
+		if not dissect_seal(tvb, pinfo, t, h, it) then return end
+	end
+
+	local avail = len - h.off - (h.sealed and TAG_LEN or 0)
+	if h.sealed and h.plen ~= avail then
+		-- the kernel takes the tag from where payload_len puts it and
+		-- wants nothing after it (kmod/seal.c)
+		malformed(it.plen, pinfo, string.format("payload_len %d but %d bytes lie between gsync_wire_sec and the %d-byte tag (kernel: drop_short)",
+			h.plen, avail, TAG_LEN))
+		if h.plen > avail then return end
+	elseif h.plen > avail then
 		malformed(it.plen, pinfo, string.format("payload_len %d but only %d bytes follow the header (kernel: drop_short)", h.plen, avail))
 		return
-	end
-	if h.plen < avail then
+	elseif h.plen < avail then
 		it.plen:add_proto_expert_info(ex.field, string.format("payload_len %d but %d bytes follow the header", h.plen, avail))
 		if caplen > HDR_LEN + h.plen then
 			t:add(f.trailing, tvb(HDR_LEN + h.plen))
 		end
 	end
-	if caplen < HDR_LEN + h.plen then
+	if caplen < h.off + h.plen then
 		-- Cut by the capture's snap length: decode what is there.
 		t:add_expert_info(PI_UNDECODED, PI_NOTE, "payload not captured in full")
-		if h.type == 1 and caplen > HDR_LEN then t:add(f.data, tvb(HDR_LEN)) end
+		if caplen > h.off then
+			if h.encrypted then t:add(f.ciphertext, tvb(h.off))
+			elseif h.type == 1 then t:add(f.data, tvb(h.off)) end
+		end
 		return
 	end
 
-	if h.type == 1 then
+	if h.encrypted then
+		dissect_encrypted(tvb, pinfo, t, h, it)
+	elseif h.type == 1 then
 		check_contrib(t, tvb, h.sched, h.dtype)
 		dissect_data(tvb, pinfo, t, h.plen, h)
 	elseif h.type == 2 then
-		dissect_nack(tvb, pinfo, t, h.plen)
+		dissect_nack(tvb, pinfo, t, h.plen, h)
 	elseif h.type == 3 then
-		dissect_status(tvb, pinfo, t, h.plen)
+		dissect_status(tvb, pinfo, t, h.plen, h)
 	elseif h.type == 4 then
 		if h.plen ~= 0 then malformed(it.plen, pinfo, "POLL with a payload") end
 		check_contrib(t, tvb, h.sched, h.dtype)
 	elseif h.type == 5 then
-		dissect_abort(tvb, pinfo, t, h.plen)
+		dissect_abort(tvb, pinfo, t, h.plen, h)
 	elseif h.type == 6 then
 		dissect_report(tvb, pinfo, t, h.plen, h)
+	end
+
+	if h.sealed then
+		local to = h.off + h.plen -- the tag's offset
+		if caplen < to + TAG_LEN then
+			t:add_expert_info(PI_UNDECODED, PI_NOTE, "tag not captured in full")
+			return
+		end
+		t:add(f.tag, tvb(to, TAG_LEN)):append_text(" (not verified: that needs the group's secret)")
+		if caplen > to + TAG_LEN then t:add(f.trailing, tvb(to + TAG_LEN)) end
 	end
 end
 
@@ -420,6 +557,10 @@ local function dissect(tvb, pinfo, tree)
 		ncontrib = tvb(48, 2):uint(), chunk_bytes = tvb(52, 4):uint(),
 		len = len, caplen = caplen,
 	}
+	-- Keyed groups' packets exist in wire version 3 only (older ones:
+	-- reserved flag bits)
+	h.sealed = h.version == VERSION and bit32.band(h.flags, WF_SEALED) ~= 0
+	h.encrypted = h.version == VERSION and bit32.band(h.flags, WF_ENCRYPTED) ~= 0
 	local tag_hex -- the schedule tag as the info column shows it
 	if v1 then
 		local tag = tvb(50, 2):uint()
@@ -453,6 +594,8 @@ local function dissect(tvb, pinfo, tree)
 	it.flags = t:add(f.flags, tvb(26, 2))
 	it.flags:add(f.flag_retransmit, tvb(26, 2))
 	it.flags:add(f.flag_partial, tvb(26, 2))
+	it.flags:add(f.flag_sealed, tvb(26, 2))
+	it.flags:add(f.flag_encrypted, tvb(26, 2))
 	it.flags:add(f.flag_reserved, tvb(26, 2))
 	t:add(f.chunk, tvb(28, 4))
 	t:add(f.nchunks, tvb(32, 4))
@@ -536,8 +679,13 @@ local function heuristic(tvb, pinfo, tree)
 	if tvb(2, 1):uint() > 3 or tvb(3, 1):uint() > 3 then return false end
 	local nranks = tvb(6, 2):uint()
 	if nranks < 2 or nranks > MAX_RANKS or tvb(4, 2):uint() >= nranks then return false end
-	if tvb(36, 4):uint() ~= len - hdr_len then return false end
-	if bit32.band(tvb(26, 2):uint(), 0xfffc) ~= 0 then return false end
+	local flags = tvb(26, 2):uint()
+	if bit32.band(flags, RESERVED_FLAGS[version]) ~= 0 then return false end
+	-- a sealed packet's payload is preceded by gsync_wire_sec and followed
+	-- by the tag; ENCRYPTED without SEALED (malformed) is taken laid out
+	-- as a plain packet, to show it
+	local sealed = version == VERSION and bit32.band(flags, WF_SEALED) ~= 0
+	if tvb(36, 4):uint() ~= len - hdr_len - (sealed and SEC_LEN + TAG_LEN or 0) then return false end
 	-- offset 50: version 3's stamp (DATA only), version 2's reserved field
 	if version ~= 1 and ty ~= 1 and tvb(50, 2):uint() ~= 0 then return false end
 	if version == 2 and tvb(50, 2):uint() ~= 0 then return false end

@@ -3,16 +3,23 @@
 """Write pcap files of gsync packets built from uapi/linux/gsync_wire.h.
 
     mkpcap.py golden OUT.pcap     every packet type, IPv4 and IPv6, plus
-                                  malformed ones and non-gsync UDP
+                                  malformed ones, non-gsync UDP and keyed
+                                  groups' sealed packets
+    mkpcap.py snap OUT.pcap       the golden packets cut at 90 bytes, and
+                                  the keyed ones cut in their seal and tag
     mkpcap.py fuzz OUT.pcap [N]   N (default 3000) mutations of valid packets
 
 The header is packed with the layout of struct gsync_wire_hdr (wire
 version 3: 64 bytes, big-endian), independently of the dissector. Two
 golden packets are of old versions the kernel now drops: version 2 (the
 same layout, a reserved field where version 3 has the DATA stamp) and
-version 1 (56 bytes, 16-bit schedule tag at offset 50). Timestamps are
-fixed so the decoded output is reproducible.
+version 1 (56 bytes, 16-bit schedule tag at offset 50). A keyed group's
+packet is header | struct gsync_wire_sec | payload | 16-byte tag
+(gsync_wire.h, "Keyed groups"); its ciphertext and tags here are stand-ins
+(bytes of SHA-256, not ChaCha20-Poly1305: a dissector cannot tell, having
+no key). Timestamps are fixed so the decoded output is reproducible.
 """
+import hashlib
 import random
 import struct
 import sys
@@ -23,7 +30,10 @@ HDR_V1 = struct.Struct(">BBBBHHQQHHIIIQHHI")  # ..., ncontrib, sched_tag (16 bit
 assert HDR_V1.size == 56
 DATA, NACK, STATUS, POLL, ABORT, REPORT = 1, 2, 3, 4, 5, 6
 NO_ECHO = 0xFFFF  # REPORT hold_ms: no DATA to echo
-RETRANSMIT, PARTIAL = 1, 2
+RETRANSMIT, PARTIAL, SEALED, ENCRYPTED = 1, 2, 4, 8
+SEC = struct.Struct(">IIQ")  # struct gsync_wire_sec: epoch, reserved, counter
+TAG_LEN = 16
+CTR0 = 1_700_000_000_000_000_000  # a counter starts at the wall clock in ns
 
 
 def hdr(type_, payload, *, version=3, dtype=0, op=0, src=0, nranks=3,
@@ -35,6 +45,28 @@ def hdr(type_, payload, *, version=3, dtype=0, op=0, src=0, nranks=3,
     return HDR.pack(version, type_, dtype, op, src, nranks, group, seq, step,
                     flags, chunk, nchunks, plen, total, ncontrib, stamp,
                     chunk_bytes, tag) + payload
+
+
+def stand_in(label, n):
+    """n bytes that look random, the same every run."""
+    out = b""
+    while len(out) < n:
+        out += hashlib.sha256(b"%s %d" % (label.encode(), len(out))).digest()
+    return out[:n]
+
+
+def sealed(type_, payload, *, encrypt=False, epoch=1, counter=CTR0,
+           reserved=0, flags=0, mac=None, **kw):
+    """A keyed group's packet: header | gsync_wire_sec | payload | mac (the
+    16-byte tag), payload_len counting the payload only (encrypted: as
+    long, opaque). Other keywords as hdr()'s (tag: the schedule's)."""
+    if encrypt:
+        payload = bytes(a ^ b for a, b in zip(payload, stand_in("key %d" % counter, len(payload))))
+    if mac is None:
+        mac = stand_in("tag %d" % counter, TAG_LEN)
+    flags |= SEALED | (ENCRYPTED if encrypt else 0)
+    return (hdr(type_, b"", flags=flags, plen=len(payload), **kw) +
+            SEC.pack(epoch, reserved, counter) + payload + mac)
 
 
 def report(target, *, echo=0, hold=NO_ECHO, reserved=0, interval_us=20000,
@@ -96,10 +128,15 @@ def frame(src, dst, sport, dport, payload):
 
 
 def write_pcap(path, frames, snaplen=65535):
+    """frames: frames, or (frame, snap length) pairs."""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
         for i, fr in enumerate(frames):
-            cap = fr[:snaplen]
+            if isinstance(fr, tuple):
+                fr, cut = fr
+            else:
+                cut = snaplen
+            cap = fr[:cut]
             f.write(struct.pack("<IIII", 1700000000 + i, 0, len(cap), len(fr)))
             f.write(cap)
 
@@ -182,12 +219,80 @@ def golden():
     # Not gsync: other UDP the heuristic must leave alone
     fr.append(frame(a, b, 5353, 5353, bytes.fromhex("000084000000000100000000") + bytes(60)))
     fr.append(frame(a, b, 40000, 40001, b"\x01\x01" + bytes(60)))  # starts like gsync
+    return fr + keyed()
+
+
+def keyed():
+    """Keyed groups' packets (frames 34..): sealed in AUTH mode (payload in
+    clear), in ENCRYPT mode, and ones the kernel drops."""
+    fr = []
+    a, b, c, m = V4
+    a6, b6, c6, m6 = V6
+    data = bytes(i & 0xFF for i in range(256))
+    bm = bytearray(32)
+    for r in (0, 2, 9):
+        bm[r // 8] |= 1 << (r % 8)
+    nack = struct.pack(">HHI", 0, 2, 0) + struct.pack(">II", 3, 2) + struct.pack(">II", 9, 0xFFFFFFFF)
+    # AUTH: DATA, NACK, STATUS
+    fr.append(frame(a, m, 7000, 7100, sealed(DATA, data, src=0, seq=1, chunk=0,
+                    nchunks=2, total=400, ncontrib=1, chunk_bytes=256, stamp=1234,
+                    counter=CTR0 + 1)))
+    fr.append(frame(c, a, 7000, 7000, sealed(NACK, nack, src=2, seq=1, counter=CTR0 + 2)))
+    fr.append(frame(b6, m6, 7000, 7100, sealed(STATUS, bytes(bm), src=1, nranks=10, seq=2,
+                    epoch=2, counter=CTR0 + 3)))
+    # ENCRYPT: DATA under a schedule (resent), NACK, POLL (no payload:
+    # the tag follows gsync_wire_sec), REPORT (its flags are the sealing)
+    fr.append(frame(b6, c6, 7000, 7000, sealed(DATA, data[:8], encrypt=True, dtype=1, op=1,
+                    src=1, nranks=4, group=0x1122334455667788, seq=7, step=3,
+                    flags=RETRANSMIT | PARTIAL, chunk=5, nchunks=6, total=4104,
+                    ncontrib=2, stamp=40000, tag=0x0123456789ABCDEF, chunk_bytes=992,
+                    counter=CTR0 + 4)))
+    fr.append(frame(c, a, 7000, 7000, sealed(NACK, nack, encrypt=True, src=2, seq=1,
+                    counter=CTR0 + 5)))
+    fr.append(frame(a, m, 7000, 7100, sealed(POLL, b"", encrypt=True, dtype=3, op=3, seq=3,
+                    nchunks=2, total=400, chunk_bytes=256, counter=CTR0 + 6)))
+    fr.append(frame(c, b, 7000, 7000, sealed(REPORT, report(1, rx_bytes=6 * (96 + 992),
+                    rx_chunks=6, lost=1), encrypt=True, src=2, nranks=4,
+                    group=0x1122334455667788, seq=0, counter=CTR0 + 7)))
+    # Dropped by the kernel (decoded through the port preference 7100):
+    # ENCRYPTED without SEALED, laid out as a plain packet (drop_auth)
+    fr.append(frame(a, m, 7000, 7100, hdr(STATUS, bytes(bm), src=1, nranks=10, seq=2,
+                    flags=ENCRYPTED)))
+    # sealed, but 20 bytes after the header: no room for gsync_wire_sec
+    # and the tag (drop_short)
+    fr.append(frame(a, m, 7000, 7100, hdr(ABORT, struct.pack(">II", 71, 0), src=2, seq=4,
+                    flags=SEALED) + SEC.pack(1, 0, CTR0)[:12]))
+    # sealed, but laid out as a plain STATUS: payload_len counts what
+    # should be gsync_wire_sec and the tag (drop_short)
+    fr.append(frame(a, m, 7000, 7100, hdr(STATUS, bytes(bm), src=1, nranks=10, seq=2,
+                    flags=SEALED)))
+    # AUTH ABORT (EKEYREJECTED) with gsync_wire_sec's reserved set (drop_field)
+    fr.append(frame(c, m, 7000, 7100, sealed(ABORT, struct.pack(">II", 129, 0), src=2, seq=4,
+                    reserved=5, counter=CTR0 + 8)))
+    # ENCRYPT STATUS of 31 bytes: the ciphertext is as long as the bitmap
+    fr.append(frame(b, m, 7000, 7100, sealed(STATUS, bytes(bm)[:31], encrypt=True, src=1,
+                    nranks=10, seq=2, counter=CTR0 + 9)))
     return fr
+
+
+def snap():
+    """The golden packets cut at 90 bytes of frame, and each keyed one cut
+    around its parts: the header, gsync_wire_sec, the payload, the tag."""
+    out = []
+    for fr in golden():
+        out.append((fr, 90))
+    for fr in keyed():
+        off = 14 + (40 if fr[12:14] == b"\x86\xdd" else 20) + 8
+        n = len(fr) - off
+        for r in sorted({63, 64, 65, 72, 79, 80, 81, 95, 96, 97, n - 17, n - 16, n - 15, n - 1}):
+            if 0 < r < n:
+                out.append((fr, off + r))
+    return out
 
 
 def fuzz(n):
     rnd = random.Random(1)
-    base = [f for f in golden()[:14]]
+    base = [f for f in golden()[:14]] + keyed()[:7]
     out = []
     for i in range(n):
         fr = bytearray(base[i % len(base)])
@@ -203,10 +308,11 @@ def fuzz(n):
         elif kind == 2:  # extend
             payload += bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300)))
         else:  # random values of header fields: (offset, size)
-            # version, nranks, chunk, nchunks, payload_len, total_len,
-            # stamp, chunk_bytes, sched_tag, NACK nranges
-            for o, w in ((0, 1), (6, 2), (28, 4), (32, 4), (36, 4), (40, 8),
-                         (50, 2), (52, 4), (56, 8), (66, 2)):
+            # version, nranks, flags, chunk, nchunks, payload_len,
+            # total_len, stamp, chunk_bytes, sched_tag, NACK nranges (a
+            # sealed packet's epoch), a sealed packet's reserved
+            for o, w in ((0, 1), (6, 2), (26, 2), (28, 4), (32, 4), (36, 4), (40, 8),
+                         (50, 2), (52, 4), (56, 8), (66, 2), (68, 4)):
                 if o + w <= len(payload) and rnd.random() < 0.5:
                     v = rnd.choice((0, 1, (1 << 8 * w) - 1, rnd.getrandbits(8 * w)))
                     payload[o:o + w] = v.to_bytes(w, "big")
@@ -220,7 +326,7 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     if sys.argv[1] == "golden":
         write_pcap(sys.argv[2], golden())
-    elif sys.argv[1] == "snap":  # golden packets cut at 90 bytes of frame
-        write_pcap(sys.argv[2], golden(), snaplen=90)
+    elif sys.argv[1] == "snap":
+        write_pcap(sys.argv[2], snap())
     else:
         write_pcap(sys.argv[2], fuzz(int(sys.argv[3]) if len(sys.argv) > 3 else 3000))
