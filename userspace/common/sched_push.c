@@ -54,7 +54,7 @@ void sched_target_name(uint64_t group, unsigned int rank, char *buf, size_t n)
 		snprintf(buf, n, "group 0x%" PRIx64 ", rank %u", group, rank);
 }
 
-static int open_socket(const char *family_file, char *err, size_t errlen)
+int push_socket_open(const char *family_file, char *err, size_t errlen)
 {
 	int fam = gsync_family_at(family_file ? family_file : GSYNC_FAMILY_PATH);
 	int fd;
@@ -88,7 +88,7 @@ int sched_push(const char *family_file, uint64_t group, unsigned int rank,
 	char target[64];
 	int fd, rc = SCHED_PUSH_OK, e;
 
-	fd = open_socket(family_file, err, errlen);
+	fd = push_socket_open(family_file, err, errlen);
 	if (fd < 0)
 		return -fd;
 	p = calloc(1, sizeof(*p) + len);

@@ -14,6 +14,13 @@
 enum { SCHED_PUSH_OK = 0, SCHED_PUSH_NOMODULE = 1, SCHED_PUSH_FAILED = 2 };
 
 /*
+ * An AF_GSYNC socket to push through (family from family_file, default
+ * GSYNC_FAMILY_PATH): fd, or -SCHED_PUSH_NOMODULE / -SCHED_PUSH_FAILED with
+ * the reason in err. Shared by the schedule and key pushes.
+ */
+int push_socket_open(const char *family_file, char *err, size_t errlen);
+
+/*
  * Load BLOB (LEN bytes) into every socket joined to GROUP (and of RANK,
  * unless it is GSYNC_SCHED_ANY_RANK); BLOB NULL and LEN 0 return them to
  * the default schedule. FAMILY_FILE: where the family number is published

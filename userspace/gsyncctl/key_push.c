@@ -15,6 +15,7 @@
 
 #include "gsync.h"
 #include "key_push.h"
+#include "sched_push.h"
 
 const char *key_push_why(int err)
 {
@@ -58,32 +59,9 @@ static void target_name(const struct key_push_req *r, char *buf, size_t n)
 		snprintf(buf, n, "group 0x%" PRIx64 ", rank %u", r->group, r->rank);
 }
 
-static int open_socket(const char *family_file, char *err, size_t errlen)
-{
-	int fam = gsync_family_at(family_file ? family_file : GSYNC_FAMILY_PATH);
-	int fd;
-
-	if (fam == -ENOENT && family_file) {
-		snprintf(err, errlen, "%s does not exist: the gsync kernel module "
-			 "is not loaded", family_file);
-		return -KEY_PUSH_NOMODULE;
-	}
-	if (fam < 0) {
-		snprintf(err, errlen, "%s", gsync_family_error(fam));
-		return fam == -ENOENT ? -KEY_PUSH_NOMODULE : -KEY_PUSH_FAILED;
-	}
-	fd = socket(fam, GSYNC_SOCK_TYPE | SOCK_CLOEXEC, 0);
-	if (fd >= 0)
-		return fd;
-	if (errno == EAFNOSUPPORT) {
-		snprintf(err, errlen, "address family %d is not registered: the "
-			 "gsync kernel module is not loaded", fam);
-		return -KEY_PUSH_NOMODULE;
-	}
-	snprintf(err, errlen, "cannot open an AF_GSYNC socket (family %d): %s",
-		 fam, strerror(errno));
-	return -KEY_PUSH_FAILED;
-}
+/* The push socket of sched_push.c: same codes (asserted below). */
+_Static_assert((int)KEY_PUSH_NOMODULE == (int)SCHED_PUSH_NOMODULE &&
+	       (int)KEY_PUSH_FAILED == (int)SCHED_PUSH_FAILED, "push codes differ");
 
 int key_push(const char *family_file, const struct key_push_req *r,
 	     char *err, size_t errlen)
@@ -92,7 +70,7 @@ int key_push(const char *family_file, const struct key_push_req *r,
 	char target[64];
 	int fd, rc = KEY_PUSH_OK, e;
 
-	fd = open_socket(family_file, err, errlen);
+	fd = push_socket_open(family_file, err, errlen);
 	if (fd < 0)
 		return -fd;
 	memset(&p, 0, sizeof(p));	/* reserved fields must be 0 */
