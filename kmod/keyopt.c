@@ -122,21 +122,6 @@ static bool gsync_key_push_match(struct gsync_group *g,
 }
 
 /*
- * Could e be installed in g now? What gsync_keys_install() refuses, asked
- * of every group before any is changed. Under g's lock.
- */
-static int gsync_key_push_check(struct gsync_group *g, struct gsync_epoch *e)
-{
-	if (g->keys->next)
-		return -EBUSY;
-	if (e->epoch <= g->keys->cur->epoch)
-		return -EINVAL;
-	if (e->start_seq < g->next_seq)
-		return -ERANGE;
-	return 0;
-}
-
-/*
  * GSYNC_KEY_PUSH: one snapshot of the matching groups, each one's epoch
  * derived, every install checked, then all installed. A group that
  * submits start_seq between the check and its install refuses it (ERANGE)
@@ -187,7 +172,8 @@ int gsync_key_push(struct gsync_sock *gs, sockptr_t optval,
 		err = gsync_key_prepare(groups[i], &p.key, &epochs[i]);
 	for (i = 0; i < n && !err; i++) {
 		spin_lock_bh(&groups[i]->lock);
-		err = gsync_key_push_check(groups[i], epochs[i]);
+		err = gsync_keys_can_install(groups[i]->keys, epochs[i],
+					     groups[i]->next_seq);
 		spin_unlock_bh(&groups[i]->lock);
 	}
 	for (i = 0; i < n && !err; i++) {

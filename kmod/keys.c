@@ -128,16 +128,46 @@ GSYNC_EXPORT_FOR_TESTS(gsync_keys_prepare);
 int gsync_keys_install(struct gsync_keys *k, struct gsync_epoch *e,
 		       u64 next_seq)
 {
+	int err = gsync_keys_can_install(k, e, next_seq);
+
+	if (!err)
+		k->next = e;
+	return err;
+}
+GSYNC_EXPORT_FOR_TESTS(gsync_keys_install);
+
+/* What gsync_keys_install() would say, without installing. */
+int gsync_keys_can_install(const struct gsync_keys *k,
+			   const struct gsync_epoch *e, u64 next_seq)
+{
 	if (k->next)
 		return -EBUSY;
 	if (e->epoch <= k->cur->epoch)
 		return -EINVAL;
 	if (e->start_seq < next_seq)
 		return -ERANGE;
-	k->next = e;
 	return 0;
 }
-GSYNC_EXPORT_FOR_TESTS(gsync_keys_install);
+
+/*
+ * gsync_info's key fields: the mode, the epoch we send with having
+ * submitted every operation before next_seq and its fingerprint, and a
+ * next epoch not in use yet. Nothing for a group without keys.
+ */
+void gsync_keys_info(struct gsync_keys *k, u64 next_seq,
+		     struct gsync_info *info)
+{
+	struct gsync_epoch *e;
+
+	if (!k)
+		return;
+	e = gsync_keys_tx(k, next_seq);
+	info->key_mode = k->mode;
+	info->key_epoch = e->epoch;
+	info->key_fingerprint = e->fingerprint;
+	if (k->next && e != k->next)
+		info->key_next_epoch = k->next->epoch;
+}
 
 /*
  * The epoch we send with, having submitted every operation before

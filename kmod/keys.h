@@ -8,6 +8,8 @@
 #include "auth.h"
 #include "replay.h"
 
+struct gsync_info;
+
 /* One key epoch: every sender's key, and what we have had from each. */
 struct gsync_epoch {
 	u32 epoch;
@@ -41,6 +43,10 @@ int gsync_keys_prepare(struct gsync_keys *k, int mode, u32 epoch,
 		       struct gsync_epoch **out);
 int gsync_keys_install(struct gsync_keys *k, struct gsync_epoch *e,
 		       u64 next_seq);
+int gsync_keys_can_install(const struct gsync_keys *k,
+			   const struct gsync_epoch *e, u64 next_seq);
+void gsync_keys_info(struct gsync_keys *k, u64 next_seq,
+		     struct gsync_info *info);
 struct gsync_epoch *gsync_keys_tx(struct gsync_keys *k, u64 next_seq);
 struct gsync_epoch *gsync_keys_rx(struct gsync_keys *k, u32 epoch);
 bool gsync_keys_rx_ok(struct gsync_keys *k, struct gsync_epoch *e,

@@ -117,22 +117,6 @@ static const char *const gsync_key_mode_names[] = {
 };
 static_assert(ARRAY_SIZE(gsync_key_mode_names) == GSYNC_KEY_MODE_MAX);
 
-/* The key columns: mode, epoch sent with, a pending one, fingerprint. */
-static void gsync_proc_key(struct gsync_group *g, int *mode, u32 *epoch,
-			   u32 *next_epoch, u64 *fpr)
-{
-	struct gsync_epoch *e;
-
-	if (!g->keys)
-		return;
-	e = gsync_keys_tx(g->keys, g->next_seq);
-	*mode = g->keys->mode;
-	*epoch = e->epoch;
-	*fpr = e->fingerprint;
-	if (g->keys->next && e != g->keys->next)
-		*next_epoch = g->keys->next->epoch;
-}
-
 static int gsync_seq_show(struct seq_file *seq, void *v)
 {
 	struct gsync_net *gn = gsync_net(seq_file_net(seq));
@@ -141,9 +125,9 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 	struct gsync_sock *gs;
 	u64 group = 0, next_seq = 0, inflight = 0;
 	u16 rank = 0, nranks = 0, rounds = 0;
-	u64 tag = 0, rate = 0, fpr = 0;
-	u32 rtt = 0, epoch = 0, next_epoch = 0;
-	int key_mode = GSYNC_KEY_NONE;
+	struct gsync_info key = {};	/* its key fields: keys.c */
+	u64 tag = 0, rate = 0;
+	u32 rtt = 0;
 	unsigned int i;
 
 	if (v == &gn->socks) {
@@ -165,7 +149,7 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 		rounds = g->sched->nrounds;
 		rate = gsync_rate_now(g);
 		rtt = gsync_rate_rtt_ms(g);
-		gsync_proc_key(g, &key_mode, &epoch, &next_epoch, &fpr);
+		gsync_keys_info(g->keys, g->next_seq, &key);
 		spin_unlock_bh(&g->lock);
 	}
 	seq_printf(seq, "%llu %lu %u %s 0x%llx %u %u %llu %llu",
@@ -183,7 +167,8 @@ static int gsync_seq_show(struct seq_file *seq, void *v)
 	for (i = 0; i < ARRAY_SIZE(gsync_stat_late); i++)
 		seq_printf(seq, " %llu", gsync_stat_late_get(&st, i));
 	seq_printf(seq, " %llu %u %s %u %u %016llx\n", rate, rtt,
-		   gsync_key_mode_names[key_mode], epoch, next_epoch, fpr);
+		   gsync_key_mode_names[key.key_mode], key.key_epoch,
+		   key.key_next_epoch, key.key_fingerprint);
 	return 0;
 }
 

@@ -154,15 +154,7 @@ static void gsync_fill_info(struct gsync_group *g, struct gsync_info *info)
 	info->max_op_bytes = g->cfg.max_op_bytes;
 	info->rtt_ms = gsync_rate_rtt_ms(g);
 	info->send_rate = gsync_rate_now(g);
-	if (g->keys) {
-		struct gsync_epoch *e = gsync_keys_tx(g->keys, g->next_seq);
-
-		info->key_mode = g->keys->mode;
-		info->key_epoch = e->epoch;
-		info->key_fingerprint = e->fingerprint;
-		if (g->keys->next && e != g->keys->next)
-			info->key_next_epoch = g->keys->next->epoch;
-	}
+	gsync_keys_info(g->keys, g->next_seq, info);
 }
 
 static int gsync_getsockopt(struct socket *sock, int level, int optname,
