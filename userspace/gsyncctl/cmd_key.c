@@ -18,6 +18,7 @@
 #include <linux/gsync_sched.h>
 #include "cmds.h"
 #include "key_push.h"
+#include "listing.h"
 #include "sockets.h"
 
 static int check_usage(const struct ctx *c)
@@ -165,93 +166,33 @@ static int keyed(const struct table *t, unsigned int r)
 	return strcmp(m, "none") && strcmp(m, "-");
 }
 
-static void kcell(const struct table *t, unsigned int r, int k, char *buf,
-		  size_t len)
+static void kcell(const struct table *t, unsigned int r, unsigned int k,
+		  char *buf, size_t len)
 {
-	switch (k) {
-	case 0: snprintf(buf, len, "%s", cell_str(t, r, "id")); return;
-	case 1: snprintf(buf, len, "%s", cell_str(t, r, "group")); return;
-	case 2:
-		if (!strcmp(cell_str(t, r, "nranks"), "-") ||
-		    cell_u64(t, r, "nranks") == 0)
-			snprintf(buf, len, "-");
-		else
-			snprintf(buf, len, "%s/%s", cell_str(t, r, "rank"),
-				 cell_str(t, r, "nranks"));
+	static const char *const direct[NKCOL] = {
+		"id", "group", NULL, "key_mode", "key_epoch", "key_next_epoch",
+		"key_fingerprint",
+	};
+	const char *v;
+
+	if (!direct[k]) {
+		listing_rank(t, r, buf, len);
 		return;
-	case 3: snprintf(buf, len, "%s", cell_str(t, r, "key_mode")); return;
-	case 4:
-		snprintf(buf, len, "%s", keyed(t, r) ? cell_str(t, r, "key_epoch") : "-");
-		return;
-	case 5:
-		snprintf(buf, len, "%s", keyed(t, r) && cell_u64(t, r, "key_next_epoch") ?
-			 cell_str(t, r, "key_next_epoch") : "-");
-		return;
-	default:
-		snprintf(buf, len, "%s", keyed(t, r) ? cell_str(t, r, "key_fingerprint") : "-");
 	}
+	v = cell_str(t, r, direct[k]);
+	/* an unkeyed socket has no epoch or fingerprint; NEXT 0: none */
+	if ((k >= 4 && !keyed(t, r)) ||
+	    (k == 5 && !cell_u64(t, r, "key_next_epoch")))
+		v = "-";
+	snprintf(buf, len, "%s", v);
 }
 
-static void sockets_text(const struct ctx *c, const struct table *t)
-{
-	size_t w[NKCOL];
-	char buf[64];
-	unsigned int r, shown = 0;
-	int k;
-
-	for (k = 0; k < NKCOL; k++)
-		w[k] = strlen(kheads[k]);
-	for (r = 0; r < t->nrows; r++)
-		for (k = 0; row_selected(c, t, r) && k < NKCOL; k++) {
-			kcell(t, r, k, buf, sizeof(buf));
-			if (strlen(buf) > w[k])
-				w[k] = strlen(buf);
-		}
-	for (k = 0; k < NKCOL; k++)
-		printf("%-*s%s", k + 1 < NKCOL ? (int)w[k] : 0, kheads[k],
-		       k + 1 < NKCOL ? "  " : "\n");
-	for (r = 0; r < t->nrows; r++) {
-		if (!row_selected(c, t, r))
-			continue;
-		shown++;
-		for (k = 0; k < NKCOL; k++) {
-			kcell(t, r, k, buf, sizeof(buf));
-			/* numbers right-aligned, words and the last left-aligned */
-			if (k == 0 || k == 4 || k == 5)
-				printf("%*s", (int)w[k], buf);
-			else
-				printf("%-*s", k + 1 < NKCOL ? (int)w[k] : 0, buf);
-			printf("%s", k + 1 < NKCOL ? "  " : "\n");
-		}
-	}
-	if (!shown)
-		printf("(no gsync sockets%s in this network namespace)\n",
-		       c->have_id ? " with that id" : "");
-}
-
-static void sockets_json(const struct ctx *c, const struct table *t)
-{
-	struct json j;
-	unsigned int r, k;
-
-	json_init(&j, stdout);
-	json_obj_begin(&j);
-	json_key(&j, "sockets");
-	json_arr_begin(&j);
-	for (r = 0; r < t->nrows; r++) {
-		if (!row_selected(c, t, r))
-			continue;
-		json_obj_begin(&j);
-		for (k = 0; show_cols[k]; k++) {
-			json_key(&j, show_cols[k]);
-			json_cell(&j, t, r, (unsigned int)table_col(t, show_cols[k]));
-		}
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_end(&j);
-}
+/* ID, EPOCH and NEXT right-aligned, words and the fingerprint left */
+static const struct listing ktext = {
+	.ncols = NKCOL, .heads = kheads, .cell = kcell,
+	.right = (1u << 0) | (1u << 4) | (1u << 5),
+};
+_Static_assert(NKCOL <= LISTING_MAX_COLS, "key show: too many columns");
 
 static int show_sockets(const struct ctx *c)
 {
@@ -263,9 +204,9 @@ static int show_sockets(const struct ctx *c)
 	rc = require_cols(&t, show_cols, "key show");
 	if (!rc) {
 		if (c->json)
-			sockets_json(c, &t);
+			listing_json(c, &t, show_cols);
 		else
-			sockets_text(c, &t);
+			listing_text(c, &t, &ktext);
 	}
 	table_free(&t);
 	return rc;

@@ -48,7 +48,7 @@ struct table;
 struct kv;
 struct udp_stats;
 
-/* Does row R pass the --id filter? */
+/* Does row R pass the --id filter? (listing.c) */
 int row_selected(const struct ctx *c, const struct table *t, unsigned int r);
 
 int cmd_family(const struct ctx *c);

@@ -144,6 +144,10 @@ t "stats --json: no snmp files" 0 $G "$FX/good" stats --json
 json "stats --json: an empty udp object without snmp files" "d['udp'] == {}"
 t "stats --json: extra columns" 0 $G "$FX/extra-columns" stats --json
 json "stats --json: new drop reason in drops" "d['sockets'][0]['drops']['checksum'] == 6 and d['namespace']['reduce_jobs'] == 42"
+t "show: the table" 0 $G "$FX/good" show
+has "show: the heading, numbers right-aligned under it" out "^ID  INODE  UID   STATE         GROUP               RANK  NEXT_SEQ  INFLIGHT  OPS  FAILED\$"
+has "show: a row's cells aligned" out "^ 2  40124  1000  joined        0x1122334455667788   1/4        11         2    9  1\$"
+nohas "show: no line ends in a space" out " \$"
 t "show: columns in reverse order" 0 $G "$FX/reordered" show
 has "show: values follow their names, not positions" out "2  *40124  *1000  *joined  *0x1122334455667788  *1/4  *11  *2  *9  *1"
 
@@ -723,6 +727,7 @@ has "key show: a keyed socket with a rotation installed" out "^ 2  0x11223344556
 has "key show: an unkeyed socket" out "^ 3  0x2a                0/2   none         -     -  -\$"
 has "key show: an unconfigured socket" out "^ 1  0x0                 -     none         -     -  -\$"
 has "key show: auth, no rotation" out "^ 4  0x2b                2/3   auth         1     -  09b3516f8cfa9e74\$"
+nohas "key show: no line ends in a space" out " \$"
 nohas "key show: never a key (no base64)" out "[A-Za-z0-9+/]\{43\}="
 t "key show --json" 0 $G "$KF" key show --json
 json "key show --json: the key columns by name, typed" \
