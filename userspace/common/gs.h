@@ -188,6 +188,10 @@ typedef struct {
 	double *stage;                      /* per round, per-chunk stage time */
 	double *bw;                         /* per round, max clique bandwidth time */
 	int *bottleneck;                    /* per round: resource id or -1 */
+	double shared;                      /* per chunk, every round's load on
+					     * the busiest resource (rounds that
+					     * overlap share it) */
+	int shared_bottleneck;              /* that resource, or -1 */
 	double time;                        /* pipelined time of the whole sync */
 	double time_nopipe;                 /* sum of round times, no pipelining */
 	int chunks;

@@ -23,6 +23,7 @@ struct gs_model {
 	int *touched; int ntouched;
 	unsigned *lstamp; unsigned lcur;    /* multicast tree link dedupe */
 	double *racc; unsigned *rstamp; unsigned rcur;   /* round accumulation */
+	double *tacc;                       /* every round's load, per resource */
 	int *tmp;
 	int kernel;                         /* cost cliques as the kernel runs them */
 	int blocks;                         /* the block model: rs_multicast owners
@@ -56,6 +57,7 @@ gs_model *gs_model_new(const gs_topo *t, const gs_params *p)
 	m->lstamp = gs_xcalloc((size_t)m->nres, sizeof(unsigned));
 	m->racc = gs_xcalloc((size_t)m->nres, sizeof(double));
 	m->rstamp = gs_xcalloc((size_t)m->nres, sizeof(unsigned));
+	m->tacc = gs_xcalloc((size_t)m->nres, sizeof(double));
 	m->tmp = gs_xcalloc((size_t)t->n_nodes * 2 + 4, sizeof(int));
 	return m;
 }
@@ -71,6 +73,7 @@ void gs_model_free(gs_model *m)
 	free(m->lstamp);
 	free(m->racc);
 	free(m->rstamp);
+	free(m->tacc);
 	free(m->tmp);
 	free(m);
 }
@@ -733,12 +736,18 @@ int gs_clique_best(gs_model *m, const int *mem, int k, unsigned mask, gs_ceval *
 
 /* Round r: P_r = max_c prop_c; per chunk stage S_r = max_c (bw_c/C +
  * steps_c * o) where bw_c = max over the clique's resources of (round load
- * / rate).  T = sum_r P_r + sum_r S_r + (C-1) max_r S_r. */
+ * / rate).  Pipelined, every round works on some chunk at once, so a
+ * resource that several rounds use carries all their loads together: in
+ * steady state a chunk leaves every D = max_x (sum_r load_rx / rate_x) / C
+ * (an island's access link is in a clique of every round).
+ * T = sum_r P_r + sum_r S_r + (C-1) max(max_r S_r, D). */
 double gs_rounds_time(gs_model *m, gs_ceval **cev, const int *nc, int nr, gs_result *res)
 {
 	const gs_params *p = &m->p;
 	int C = gs_model_chunks(p);
 	double sumP = 0, sumS = 0, maxS = 0, nopipe = 0;
+	double D = 0;
+	memset(m->tacc, 0, sizeof(double) * (size_t)m->nres);
 	if (res) {
 		memset(res, 0, sizeof(*res));
 		res->nr = nr;
@@ -762,6 +771,7 @@ double gs_rounds_time(gs_model *m, gs_ceval **cev, const int *nc, int nr, gs_res
 					m->racc[x] = 0;
 				}
 				m->racc[x] += e->load[i];
+				m->tacc[x] += e->load[i];
 			}
 		}
 		double P = 0, S = 0, B = 0, worst = 0;
@@ -799,8 +809,16 @@ double gs_rounds_time(gs_model *m, gs_ceval **cev, const int *nc, int nr, gs_res
 			res->bottleneck[r] = bott;
 		}
 	}
-	double T = sumP + sumS + (C - 1) * maxS;
+	int Dx = -1;
+	for (int x = 0; x < m->nres; x++)
+		if (m->tacc[x] > 0 && m->rate[x] > 0 && m->tacc[x] / m->rate[x] / C > D) {
+			D = m->tacc[x] / m->rate[x] / C;
+			Dx = x;
+		}
+	double T = sumP + sumS + (C - 1) * (D > maxS ? D : maxS);
 	if (res) {
+		res->shared = D;
+		res->shared_bottleneck = Dx;
 		res->time = T;
 		res->time_nopipe = nopipe;
 	}

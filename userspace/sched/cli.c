@@ -476,6 +476,12 @@ static void print_sched(const gs_topo *t, gs_model *m, const gs_sched *s, const 
 		gs_model_res_name(m, res->bottleneck[r], rn, sizeof(rn));
 		fprintf(f, "%-5d %-11s %-11s %-11s %s\n", r + 1, buf, b2, b3, rn);
 	}
+	if (res->nr > 1) {
+		char rn[64];
+		gs_fmt_time(res->shared, buf, sizeof(buf));
+		gs_model_res_name(m, res->shared_bottleneck, rn, sizeof(rn));
+		fprintf(f, "%-5s %-11s %-11s %-11s %s (every round's load)\n", "all", "-", "-", buf, rn);
+	}
 }
 
 static json_t *result_json(gs_model *m, const gs_result *res)
@@ -488,8 +494,11 @@ static json_t *result_json(gs_model *m, const gs_result *res)
 							"bandwidth_s", res->bw[r], "stage_s", res->stage[r],
 							"bottleneck", rn));
 	}
-	return json_pack("{s:f,s:f,s:i,s:o}", "time_s", res->time, "time_unpipelined_s",
-			 res->time_nopipe, "chunks", res->chunks, "rounds", rounds);
+	char sn[64];
+	gs_model_res_name(m, res->shared_bottleneck, sn, sizeof(sn));
+	return json_pack("{s:f,s:f,s:i,s:o,s:f,s:s}", "time_s", res->time, "time_unpipelined_s",
+			 res->time_nopipe, "chunks", res->chunks, "rounds", rounds,
+			 "shared_stage_s", res->shared, "shared_bottleneck", sn);
 }
 
 /* "block_model": true only with --block-model (the default output is

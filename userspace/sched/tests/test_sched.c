@@ -283,7 +283,7 @@ static void test_block_model(const gs_topo *nine)
 	gs_params q = { 1.25e9, 1.25e9, 0 };
 	double T = sim1b(&line, q, rs, NULL, 1);
 	ok(near(T, 3.030, 1e-9), "block model: rs_multicast, 1 block over 4: A reduces it all, its ingress takes 3M: 3 s + 2 x 15 ms (got %.6f)", T);
-	/* off (the default until issue #10): M/k each, whatever the blocks */
+	/* off (the default): M/k each, whatever the blocks */
 	double T0 = sim1(&line, q, rs, NULL);
 	ok(near(T0, 1.530, 1e-9), "default (no block model): rs_multicast of 1 block over 4 still costs M/4 each: 1.530 s (got %.6f)", T0);
 	q.chunk = q.M / 2;
