@@ -4,7 +4,9 @@
     bench_report.py DIR K SIZES ITERS
 
 DIR/py1.R and DIR/py0.R: bench_sync.py's output with Gloo's
-tcp_slow_start_after_idle on (alternating with gsync) and off;
+tcp_slow_start_after_idle on (alternating with gsync) and off; with
+python-sync --apart, py1.R has gsync alone and DIR/py1g.R Gloo's run with
+it on;
 DIR/c.SIZE.R: userspace/libgsync/examples/allreduce's. K ranks; SIZES and
 ITERS comma-separated. A figure is the slowest rank's, and only if all K
 ranks reported one; "-" otherwise. In a file of its own (not inline in
@@ -36,6 +38,8 @@ def main(argv=None):
             return slowest(f"{tmp}/{label}.[0-9]*",
                            rf"backend={b} bytes={size} iters=\d+ median_ms=([0-9.]+)", k)
         g1, g0 = py("py1", "gloo"), py("py0", "gloo")
+        if g1 is None:
+            g1 = py("py1g", "gloo")
         s, sc = py("py1", "gsync"), py("py1", "gsync_sched")
         c = slowest(f"{tmp}/c.{size}.[0-9]*", r"per_op_us=([0-9.]+) .*result=ok", k)
         c = c / 1000 if c is not None else None

@@ -57,17 +57,20 @@ class Script(unittest.TestCase):
         self.assertIsNotNone(m, p.stdout)
         guest = m.group(3).split()
         self.assertEqual(guest, ["topologies/nine-city-private.json", "0", "50",
-                                 "4194304,67108864", "5,3", "1", "1", "0", "auto"])
+                                 "4194304,67108864", "5,3", "1", "1", "0", "auto", "0", "0"])
         # the guest reads as many arguments as the host passes
         with open(SCRIPT) as f:
             line = next(ln for ln in f if ln.startswith("topology=$1 "))
-        self.assertEqual(len(re.findall(r"=\$\d", line)), len(guest), line)
+        self.assertEqual(len(re.findall(r"=\$\{?\d+", line)), len(guest), line)
         p = script("--dry-run", "--islands3", "--sizes", "64k,1M", "--iters", "2", "--no-c")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("--guest none 10 100 65536,1048576 2,2 1 0 0 auto", p.stdout)
+        self.assertIn("--guest none 10 100 65536,1048576 2,2 1 0 0 auto 0 0", p.stdout)
+        p = script("--dry-run", "--sched-chunk", "262144", "--apart")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("4194304,67108864 5,3 1 1 0 auto 262144 1\n", p.stdout)
         p = script("--dry-run", "--bucket-mib", "25")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("4194304,67108864 5,3 1 1 26214400 auto", p.stdout)
+        self.assertIn("4194304,67108864 5,3 1 1 26214400 auto 0 0", p.stdout)
 
     def test_pacing(self):
         """bench: python-sync sets no pacing and plans as a user does; --hand-pace as before"""
@@ -76,7 +79,7 @@ class Script(unittest.TestCase):
             with self.subTest(mode=mode):
                 p = script("--dry-run", *args)
                 self.assertEqual(p.returncode, 0, p.stderr)
-                self.assertRegex(p.stdout, rf"--guest \S+ 0 50 4194304,67108864 5,3 1 1 0 {mode}\n")
+                self.assertRegex(p.stdout, rf"--guest \S+ 0 50 4194304,67108864 5,3 1 1 0 {mode} 0 0\n")
                 minutes[mode] = int(re.search(r"about (\d+) minutes", p.stdout).group(1))
                 pacing = re.search(r"^python-sync: pacing: (.*)$", p.stdout, re.M)
                 plan = re.search(r"^python-sync: the optimizer's schedules: gsync-sched optimize "
@@ -254,6 +257,16 @@ for mode, port, extra in (("flat", {ports[0]}, []),
                 self.assertRegex(row[col], r"^\d+\.\d+$", (col, row))
             for col in ("gloo_ssai0_ms", "gsync_c_ms", "py/c"):
                 self.assertEqual(row[col], "-", (col, row))
+        # --apart: gsync alone in py1.RANK, Gloo's run with slow start
+        # after idle on in py1g.RANK; the same figures come out
+        ad = os.path.join(d, "apart." + mode)
+        os.mkdir(ad)
+        for r in range(2):
+            with open(os.path.join(ad, f"py1g.{r}"), "w") as f:
+                f.write(gloo.replace("rank=0 ", f"rank={r} "))
+            with open(os.path.join(ad, f"py1.{r}"), "w") as f:
+                f.writelines(ln + "\n" for ln in gs.splitlines() if f"rank={r} " in ln)
+        self.assertEqual(report(ad, 2, "4096,65536", "2,2"), rows)
 
 
 if __name__ == "__main__":
