@@ -29,6 +29,9 @@ CASES = [
     ("nine-city-private", 268435456, ["--multicast", "none"]),
     ("six-two-regions", 4194304, []),
     ("four-line", 65536, ["--multicast", "none"]),
+    # an aggregator (NYC's rank): the two-round grids that had one no
+    # longer win since the model costs rounds on the links they share
+    ("nine-city-private", 16777216, ["--access-gbps", "100"]),
 ]
 
 _why_not = None
