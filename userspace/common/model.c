@@ -23,7 +23,7 @@ struct gs_model {
 	int *touched; int ntouched;
 	unsigned *lstamp; unsigned lcur;    /* multicast tree link dedupe */
 	double *racc; unsigned *rstamp; unsigned rcur;   /* round accumulation */
-	double *tacc;                       /* every round's load, per resource */
+	double *tacc; unsigned *tstamp; unsigned tcur;   /* every round's load */
 	int *tmp;
 	int kernel;                         /* cost cliques as the kernel runs them */
 	int blocks;                         /* the block model: rs_multicast owners
@@ -58,6 +58,7 @@ gs_model *gs_model_new(const gs_topo *t, const gs_params *p)
 	m->racc = gs_xcalloc((size_t)m->nres, sizeof(double));
 	m->rstamp = gs_xcalloc((size_t)m->nres, sizeof(unsigned));
 	m->tacc = gs_xcalloc((size_t)m->nres, sizeof(double));
+	m->tstamp = gs_xcalloc((size_t)m->nres, sizeof(unsigned));
 	m->tmp = gs_xcalloc((size_t)t->n_nodes * 2 + 4, sizeof(int));
 	return m;
 }
@@ -74,6 +75,7 @@ void gs_model_free(gs_model *m)
 	free(m->racc);
 	free(m->rstamp);
 	free(m->tacc);
+	free(m->tstamp);
 	free(m->tmp);
 	free(m);
 }
@@ -746,8 +748,12 @@ double gs_rounds_time(gs_model *m, gs_ceval **cev, const int *nc, int nr, gs_res
 	const gs_params *p = &m->p;
 	int C = gs_model_chunks(p);
 	double sumP = 0, sumS = 0, maxS = 0, nopipe = 0;
-	double D = 0;
-	memset(m->tacc, 0, sizeof(double) * (size_t)m->nres);
+	double Dbw = 0;                     /* max_x sum_r load_rx / rate_x */
+	int Dx = -1;                        /* that x; ties: the lowest */
+	if (++m->tcur == 0) {
+		memset(m->tstamp, 0, sizeof(unsigned) * (size_t)m->nres);
+		m->tcur = 1;
+	}
 	if (res) {
 		memset(res, 0, sizeof(*res));
 		res->nr = nr;
@@ -771,7 +777,16 @@ double gs_rounds_time(gs_model *m, gs_ceval **cev, const int *nc, int nr, gs_res
 					m->racc[x] = 0;
 				}
 				m->racc[x] += e->load[i];
+				if (m->tstamp[x] != m->tcur) {
+					m->tstamp[x] = m->tcur;
+					m->tacc[x] = 0;
+				}
 				m->tacc[x] += e->load[i];
+				double v = m->tacc[x] / m->rate[x];
+				if (v > Dbw || (v == Dbw && x < Dx)) {
+					Dbw = v;
+					Dx = x;
+				}
 			}
 		}
 		double P = 0, S = 0, B = 0, worst = 0;
@@ -809,12 +824,7 @@ double gs_rounds_time(gs_model *m, gs_ceval **cev, const int *nc, int nr, gs_res
 			res->bottleneck[r] = bott;
 		}
 	}
-	int Dx = -1;
-	for (int x = 0; x < m->nres; x++)
-		if (m->tacc[x] > 0 && m->rate[x] > 0 && m->tacc[x] / m->rate[x] / C > D) {
-			D = m->tacc[x] / m->rate[x] / C;
-			Dx = x;
-		}
+	double D = Dbw / C;
 	double T = sumP + sumS + (C - 1) * (D > maxS ? D : maxS);
 	if (res) {
 		res->shared = D;
