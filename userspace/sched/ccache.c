@@ -1,7 +1,10 @@
 /* ccache.c - memo of the best isolated evaluation of a clique, keyed by its
  * member set.  Local search re-creates the same cliques again and again;
- * each is evaluated (all patterns, ring order, aggregator choice) once. */
+ * each is evaluated (all patterns, ring order, aggregator choice) once.
+ * Under the block model rs_multicast is not a choice for a clique with
+ * more members than the operation has blocks (gs_opt_idle_owner). */
 #include "ccache.h"
+#include "blocks.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +103,8 @@ const gs_ceval *gs_cc_get(gs_ccache *c, const int *mem, int k, int rule)
 		s->pick[GS_PICK_ISO] = s->pick[GS_PICK_LAT] = GS_PAT_UNICAST;
 	} else {
 		gs_clique_all(c->m, key, k, c->mask, s->ev);
+		if (gs_opt_idle_owner(c->m, k))
+			s->ev[GS_PAT_RS_MULTICAST].feasible = 0;
 		for (int r = 0; r < GS_PICK_N; r++)
 			s->pick[r] = gs_clique_pick(s->ev, r, gs_model_chunks(p), p->o);
 	}

@@ -30,7 +30,7 @@ int usage_err(const char *cmd, const char *fmt, const char *arg)
 enum { O_SIZE = 256, O_CHUNK, O_MC, O_FANIN, O_AGG, O_ACCESS, O_OVH, O_JSON, O_SVG, O_OBJ,
        O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_VARY, O_VALUES, O_ISL, O_TDIR, O_QUICK,
        O_HELP, O_RANKS, O_RELAY, O_NOMC, O_START, O_APPLY, O_NETNS, O_KERNEL, O_FAMFILE,
-       O_BLOCKS, O_NORATES, O_NOCG, O_GBASE };
+       O_BLOCKS, O_NOBLOCKS, O_NORATES, O_NOCG, O_GBASE };
 
 static const struct option longopts[] = {
 	{ "size", 1, 0, O_SIZE },	  { "chunk", 1, 0, O_CHUNK },	   { "multicast", 1, 0, O_MC },
@@ -43,7 +43,8 @@ static const struct option longopts[] = {
 	{ "quick", 0, 0, O_QUICK },	  { "help", 0, 0, O_HELP },	   { "ranks", 1, 0, O_RANKS },
 	{ "relay", 1, 0, O_RELAY },	  { "no-multicast", 0, 0, O_NOMC }, { "start-seq", 1, 0, O_START },
 	{ "apply", 1, 0, O_APPLY },	  { "netns", 1, 0, O_NETNS },	   { "kernel", 0, 0, O_KERNEL },
-	{ "block-model", 0, 0, O_BLOCKS }, { "no-rates", 0, 0, O_NORATES },
+	{ "block-model", 0, 0, O_BLOCKS }, { "no-block-model", 0, 0, O_NOBLOCKS },
+	{ "no-rates", 0, 0, O_NORATES },
 	{ "no-clique-groups", 0, 0, O_NOCG }, { "group-base", 1, 0, O_GBASE },
 	{ "family-file", 1, 0, O_FAMFILE }, /* hidden: tests */	   { 0, 0, 0, 0 }
 };
@@ -130,12 +131,12 @@ struct gs_command {
 
 static const struct gs_command commands[] = {
 	{ "optimize", cmd_optimize, NULL, G_COMMON | G_KERNEL,
-	  { O_JSON, O_SVG, 'o', O_OBJ, O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_KERNEL, O_BLOCKS, 0 } },
-	{ "simulate", cmd_simulate, NULL, G_COMMON, { O_JSON, O_SVG, O_KERNEL, O_BLOCKS, 0 } },
+	  { O_JSON, O_SVG, 'o', O_OBJ, O_RHO, O_MAXR, O_SEED, O_EFFORT, O_PATS, O_EXH, O_KERNEL, O_BLOCKS, O_NOBLOCKS, 0 } },
+	{ "simulate", cmd_simulate, NULL, G_COMMON, { O_JSON, O_SVG, O_KERNEL, O_BLOCKS, O_NOBLOCKS, 0 } },
 	{ "compare", cmd_compare, NULL, G_COMMON,
-	  { O_JSON, O_SVG, O_SEED, O_RHO, O_EFFORT, O_PATS, O_BLOCKS, 0 } },
+	  { O_JSON, O_SVG, O_SEED, O_RHO, O_EFFORT, O_PATS, O_BLOCKS, O_NOBLOCKS, 0 } },
 	{ "sweep", cmd_sweep, NULL, G_COMMON,
-	  { O_JSON, O_SVG, O_SEED, O_VARY, O_VALUES, O_EFFORT, O_KERNEL, O_BLOCKS, 0 } },
+	  { O_JSON, O_SVG, O_SEED, O_VARY, O_VALUES, O_EFFORT, O_KERNEL, O_BLOCKS, O_NOBLOCKS, 0 } },
 	{ "paths", cmd_paths, NULL, 0, { O_JSON, 0 } },
 	{ "validate", cmd_validate, NULL, 0, { 0 } },
 	{ "export", cmd_export, NULL, G_COMMON | G_KERNEL, { 'o', 0 } },
@@ -188,6 +189,7 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 	o->seed = 1;
 	o->pat_mask = (1u << GS_PAT_N) - 1;
 	o->rank = GSYNC_SCHED_ANY_RANK;
+	o->block_model = -1;
 	*help = 0;
 	optind = 1;
 	opterr = 0;
@@ -319,10 +321,17 @@ static int parse_opts(int argc, char **argv, opts *o, int *help)
 			break;
 		case O_NETNS: o->netns = optarg; break;
 		case O_KERNEL: o->kernel = 1; break;
-		case O_BLOCKS: o->block_model = 1; break;
+		case O_BLOCKS:
+		case O_NOBLOCKS:
+			if (o->block_model == (c == O_NOBLOCKS))
+				return usage_err(o->cmd, "%s", "--block-model and --no-block-model: give one of them");
+			o->block_model = c == O_BLOCKS;
+			break;
 		case O_FAMFILE: o->family_file = optarg; break;
 		}
 	}
+	if (o->block_model < 0)
+		o->block_model = o->kernel || o->apply;   /* cost what the kernel runs */
 	if (o->no_cgroups && o->have_gbase)
 		return usage_err(o->cmd, "%s", "--group-base sets clique 0's address, --no-clique-groups has no clique addresses: give one of them");
 	for (int i = optind; i < argc; i++) {
@@ -442,7 +451,9 @@ static void print_header(const opts *o, const gs_topo *t, const gs_params *p, FI
 		mc_desc(t, mc, sizeof(mc)), t->n_aggs);
 	fprintf(f, "sync size  %s, chunk %s, %.1f us per message\n", a, b, p->o * 1e6);
 	if (o->block_model)
-		fprintf(f, "model      --block-model: rs_multicast members carry the blocks they own\n");
+		fprintf(f, "model      block model: rs_multicast members carry the blocks they own\n");
+	else if (o->kernel)
+		fprintf(f, "model      --no-block-model: rs_multicast members carry size/k each, whatever the blocks\n");
 }
 
 static void print_sched(const gs_topo *t, gs_model *m, const gs_sched *s, const gs_result *res,
@@ -501,8 +512,8 @@ static json_t *result_json(gs_model *m, const gs_result *res)
 			 "shared_stage_s", res->shared, "shared_bottleneck", sn);
 }
 
-/* "block_model": true only with --block-model (the default output is
- * unchanged) */
+/* "block_model": true only under the block model (--kernel, or
+ * --block-model; otherwise the output is what it was before it) */
 static json_t *params_json(const opts *o, const gs_topo *t, const gs_params *p)
 {
 	json_t *j = json_pack("{s:s,s:i,s:f,s:f,s:f}", "topology", t->name, "islands", t->n_islands,

@@ -17,7 +17,8 @@ typedef struct {
 	const char *svg, *out, *objective, *vary, *values, *topodir;
 	double target_rho;
 	int max_rounds, effort, exhaustive, islands, quick;
-	int block_model;                    /* --block-model (gs_model_set_block_model) */
+	int block_model;                    /* gs_model_set_block_model: --block-model,
+					     * --no-block-model, else with --kernel */
 	uint64_t seed;
 	unsigned pat_mask;
 	const char *pos[4];

@@ -7,18 +7,24 @@
  * Shapes are searched at the model's chunk (--chunk); the winner is
  * polished: each clique's pattern is re-chosen with the round's shared
  * links in view, then the chunk size is picked (polish_chunk).  Under the
- * block model (gs_model_set_block_model, --block-model) shapes are searched
- * at a chunk that depends only on the operation size (search_chunk_start)
- * and the polish re-chooses the patterns for every chunk size from
- * GS_OPT_MIN_CHUNK up, keeping the fastest (search_chunk; for small N the
- * shapes are then searched again at that chunk), so the optimum does not
- * depend on --chunk.
+ * block model (gs_model_set_block_model: gsync-sched's default with
+ * --kernel) shapes are searched at a chunk that depends only on the
+ * operation size (search_chunk_start) and the polish re-chooses the
+ * patterns for every block size blocks.c proposes (powers of two from
+ * GS_OPT_MIN_BLOCK, and the even splits of the operation among each
+ * clique size), keeping the fastest (search_chunk), for every shape's best
+ * assignment when N is small (search_shapes; the shapes are then searched
+ * again at the winner's chunk), so the optimum does not depend on --chunk.
+ * There an rs_multicast clique never has fewer blocks than members
+ * (gs_opt_idle_owner): the kernel would run it with members reducing
+ * nothing, and export warns about it.
  * cfg->kernel restricts both searches to what the kernel executes: shapes
  * whose cliques combine disjoint groups, GS_KERNEL_PATS, and the model in
  * kernel mode (software aggregators at members or relays). */
 #include "gs.h"
 #include "structure.h"
 #include "ccache.h"
+#include "blocks.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,15 +190,38 @@ static double sim_time(gs_model *m, const gs_sched *s, gs_sched *out_resolved)
 	return T;
 }
 
+/* a polish trial: the schedule's time, and how many rs_multicast cliques
+ * leave a member without a block (gs_opt_idle_cliques: 0 without the
+ * block model) */
+typedef struct {
+	int idle;
+	double T;
+} trial_cost;
+
+static trial_cost cost_of(gs_model *m, const gs_sched *s, gs_sched *out_resolved)
+{
+	trial_cost c = { 0, sim_time(m, s, out_resolved) };
+	c.idle = gs_opt_idle_cliques(m, out_resolved ? out_resolved : s);
+	return c;
+}
+
+/* fewer idle cliques first, then the time */
+static int cheaper(trial_cost a, trial_cost b)
+{
+	return a.idle < b.idle || (a.idle == b.idle && a.T < b.T * (1 - 1e-9));
+}
+
 /* re-choose each clique's pattern with the other cliques of its round in
- * view (shared links), at the model's chunk; returns the time */
+ * view (shared links), at the model's chunk; returns the time, INFINITY
+ * if a clique is still rs_multicast over fewer blocks than members (the
+ * block model: that pattern is replaced first, whatever it costs) */
 static double polish_patterns(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sched *s)
 {
-	double T = sim_time(m, s, NULL);
+	trial_cost T = cost_of(m, s, NULL);
 	int total = 0;
 	for (int r = 0; r < s->nr; r++)
 		total += s->r[r].nc;
-	for (int pass = 0; pass < 2 && total <= 64; pass++) {
+	for (int pass = 0; pass < 2 && (total <= 64 || T.idle); pass++) {
 		int improved = 0;
 		for (int r = 0; r < s->nr; r++)
 			for (int c = 0; c < s->r[r].nc; c++) {
@@ -217,9 +246,9 @@ static double polish_patterns(gs_model *m, const gs_topo *t, const gs_opt_cfg *c
 						for (int j = 0; j < q->k; j++)
 							if (q->m[j] == tq->m[i])
 								tq->w[i] = q->w[j];
-					double v = sim_time(m, &trial, &resolved);
+					trial_cost v = cost_of(m, &trial, &resolved);
 					gs_sched_free(&trial);
-					if (v < T * (1 - 1e-9)) {
+					if (cheaper(v, T)) {
 						T = v;
 						gs_sched_free(s);
 						*s = resolved;
@@ -232,7 +261,7 @@ static double polish_patterns(gs_model *m, const gs_topo *t, const gs_opt_cfg *c
 		if (!improved)
 			break;
 	}
-	return T;
+	return T.idle ? INFINITY : T.T;
 }
 
 /* Without the block model: the patterns re-chosen at the model's chunk,
@@ -258,27 +287,6 @@ static double polish_chunk(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg,
 	return T;
 }
 
-/* Under the block model, the chunk sizes the search tries, ascending:
- * GS_OPT_MIN_CHUNK, twice that, ... up to the whole operation, each as the
- * block it gives (the kernel's block for this operation in kernel mode: at
- * least 4096 bytes, at most 4096 blocks), duplicates dropped.  Nothing
- * here depends on the chunk the model was created with, so neither does
- * the optimum. */
-#define MAX_CHUNKS 64
-static int chunk_candidates(const gs_model *m, double *out)
-{
-	const gs_params *p = gs_model_params(m);
-	int n = 0, kernel = gs_model_kernel(m);
-	for (double ch = GS_OPT_MIN_CHUNK; n < MAX_CHUNKS; ch *= 2) {
-		double b = kernel ? gs_kernel_block(ch, p->M) : fmin(ch, p->M);
-		if (!n || b > out[n - 1])
-			out[n++] = b;
-		if (ch >= p->M)
-			break;
-	}
-	return n;
-}
-
 /* The chunk the shapes are searched at: the smallest candidate that cuts
  * the operation into at most this many blocks (4 MiB for 256 MiB, 64 KiB
  * for 4 MiB): enough blocks to spread rs_multicast over the members and to
@@ -287,21 +295,23 @@ static int chunk_candidates(const gs_model *m, double *out)
 #define SEARCH_BLOCKS 64
 static double search_chunk_start(const gs_model *m)
 {
-	double c[MAX_CHUNKS], M = gs_model_params(m)->M;
-	int n = chunk_candidates(m, c), i = 0;
+	double c[GS_OPT_MAX_CHUNKS], M = gs_model_params(m)->M;
+	int n = gs_opt_chunk_candidates(m, NULL, c), i = 0;
 	while (i < n - 1 && ceil(M / c[i]) > SEARCH_BLOCKS)
 		i++;
 	return c[i];
 }
 
-/* Under the block model, the chunk size: for every candidate, the clique
- * patterns re-chosen at that chunk (blocks change what rs_multicast
- * costs), the fastest kept (the smaller chunk on a tie).  Leaves the model
- * at its chunk; records the size. */
+/* Under the block model, the chunk size: for every candidate
+ * (gs_opt_chunk_candidates for S's clique sizes), the clique patterns
+ * re-chosen at that chunk (blocks change what rs_multicast costs, and
+ * where it leaves a member without a block it is replaced), the fastest
+ * kept (the smaller chunk on a tie).  Leaves the model at its chunk;
+ * records the size. */
 static double search_chunk(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_sched *s)
 {
-	double c[MAX_CHUNKS], keep = gs_model_params(m)->chunk, best = INFINITY;
-	int n = chunk_candidates(m, c);
+	double c[GS_OPT_MAX_CHUNKS], keep = gs_model_params(m)->chunk, best = INFINITY;
+	int n = gs_opt_chunk_candidates(m, s, c);
 	gs_sched win;
 	memset(&win, 0, sizeof(win));
 	for (int i = 0; i < n; i++) {
@@ -350,12 +360,41 @@ static const gs_opt_cfg *kernel_cfg(const gs_opt_cfg *cfg, gs_opt_cfg *copy)
 	return copy;
 }
 
+/* Under the block model, up to this many islands (where a search takes
+ * milliseconds), every shape's best assignment gets its own chunk search
+ * before the shapes are compared: which shape wins depends on the block
+ * (a clique of nine wants 9 blocks or a multiple, a 3x3 grid 3), so
+ * comparing them at one chunk would hand the winner a block chosen for
+ * another.  Beyond, and without the block model, only the winner is
+ * polished.  Also the island count up to which the shapes are searched
+ * again at the chunk the search settled on (gs_optimize_exact). */
+#define GS_RESEARCH_MAX 16
+
+/* shape ST at assignment AT, polished (its chunk searched): into O if
+ * faster than what O holds */
+static void keep_polished(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_ccache *cc,
+			  const gs_struct *st, const int *at, gs_opt_out *o)
+{
+	gs_sched s;
+	gs_struct_eval(cc, st, at, &s);
+	double T = polish(m, t, cfg, &s);
+	if (!o->best.r || T < o->time * (1 - 1e-9)) {
+		gs_sched_free(&o->best);
+		o->best = s;
+		o->time = T;
+		snprintf(o->best.name, sizeof(o->best.name), "optimum (%s)", st->desc);
+	} else
+		gs_sched_free(&s);
+}
+
 /* the shapes searched at the model's chunk, the best one then polished
- * (polish: its chunk searched); O->best and O->time, INFINITY if none */
+ * (polish: its chunk searched), or each one (GS_RESEARCH_MAX); O->best
+ * and O->time, INFINITY if none */
 static void search_shapes(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, gs_struct *sts, int ns,
 			  gs_opt_out *o)
 {
 	int N = t->n_islands, bi = -1;
+	int each = gs_model_block_model(m) && N <= GS_RESEARCH_MAX;
 	gs_ccache cc;
 	uint64_t rng = cfg->seed;
 	int *at = gs_xmalloc(sizeof(int) * (size_t)N), *best_at = gs_xmalloc(sizeof(int) * (size_t)N);
@@ -369,6 +408,8 @@ static void search_shapes(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, 
 		double v = search_struct(&cc, t, &sts[i], &rng, cfg->effort, best, at, &o->evals);
 		if (cfg->verbose)
 			fprintf(stderr, "# %-24s %.6f s\n", sts[i].desc, v);
+		if (each && isfinite(v))
+			keep_polished(m, t, cfg, &cc, &sts[i], at, o);
 		if (v < best) {
 			best = v;
 			bi = i;
@@ -376,11 +417,8 @@ static void search_shapes(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, 
 		}
 	}
 	o->structures = ns;
-	if (bi >= 0 && isfinite(best)) {
-		gs_struct_eval(&cc, &sts[bi], best_at, &o->best);
-		o->time = polish(m, t, cfg, &o->best);
-		snprintf(o->best.name, sizeof(o->best.name), "optimum (%s)", sts[bi].desc);
-	}
+	if (!each && bi >= 0 && isfinite(best))
+		keep_polished(m, t, cfg, &cc, &sts[bi], best_at, o);
 	gs_cc_free(&cc);
 	free(at);
 	free(best_at);
@@ -388,12 +426,9 @@ static void search_shapes(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg, 
 
 /* Under the block model the shapes are searched at search_chunk_start();
  * when the chunk search then settles on another chunk, they are searched
- * again at that one (up to this many islands, where a search takes
- * milliseconds), since which shape and patterns win depends on the chunk;
- * the faster is kept.  Without it they are searched once, at the model's
- * chunk. */
-#define GS_RESEARCH_MAX 16
-
+ * again at that one (up to GS_RESEARCH_MAX islands), since which
+ * assignments win depends on the chunk; the faster is kept.  Without it
+ * they are searched once, at the model's chunk. */
 int gs_optimize_exact(gs_model *m, const gs_topo *t, const gs_opt_cfg *cfg_in, gs_opt_out *o)
 {
 	gs_opt_cfg kc;

@@ -289,10 +289,9 @@ sed '/"bytes"/d' "$TMP/b.json" >"$TMP/nobytes.json"
 t "a schedule without bytes (older files) is valid" 0 "$BIN" validate "$P" "$TMP/nobytes.json"
 
 # ---- export warns when rs_multicast has fewer blocks than members ----
-t "export of the optimizer's 4 MiB schedule (one rs_multicast clique, one 4 MiB chunk)" 0 \
+t "export of the optimizer's 4 MiB schedule (one rs_multicast clique)" 0 \
 	"$BIN" export "$TMP/b.json" "$P" --no-multicast -o "$TMP/b.gsched"
-check "... warns: 1 block for 9 members, export with --chunk 262144" \
-	grep -q "^gsync-sched export: warning: rounds\[0\]\.cliques\[0\]: rs_multicast over 9 members, but 4194304 bytes in blocks of 4194304 make 1 block, .*--chunk 262144 or smaller\$" "$TMP/err"
+check "... gives no warning: the optimizer chose blocks that give every member one" test ! -s "$TMP/err"
 t "... exported as t-schedule-wan.sh does (--chunk 65536)" 0 "$BIN" export "$TMP/b.json" "$P" --no-multicast \
 	--chunk 65536 -o "$TMP/b.gsched"
 check "... gives no warning" test ! -s "$TMP/err"
@@ -311,54 +310,60 @@ check "... gives no warning" test ! -s "$TMP/err"
 sed 's/"chunk_bytes"/"bytes": 4194304, "chunk_bytes"/' "$TMP/rs1.json" >"$TMP/rs1b.json"
 t "the same with bytes 4194304 in the file" 0 "$BIN" export "$TMP/rs1b.json" "$P" -o "$TMP/rs1.gsched"
 check "... warns (the file's bytes is the operation size)" grep -q "warning: .*--chunk 262144" "$TMP/err"
-# ---- --block-model: off by default ----
+# ---- the block model: the default under --kernel ----
 t "optimize, t-schedule-wan.sh's case again" 0 "$BIN" optimize "$P" --kernel --multicast none --size 4MiB \
 	--access-gbps 0.2
-check "by default it keeps one rs_multicast clique, 612.10 ms (what the kernel runs fastest today)" \
-	sh -c "grep -q '^optimum    1 round: 9 rs_multicast\$' '$TMP/out' &&
-	grep -q '^time       612.10 ms per synchronization (pipelined, 1 chunks)' '$TMP/out'"
-check "... in one 4 MiB chunk, and says nothing of the block model" sh -c "
-	python3 -c \"import json; assert json.load(open('$TMP/b.json'))['chunk_bytes'] == 4194304\" &&
-	! grep -q 'block.model' '$TMP/out'"
-t "optimize --block-model, the same case" 0 "$BIN" optimize "$P" --kernel --multicast none --size 4MiB \
-	--access-gbps 0.2 --block-model -o "$TMP/bm.json"
-check "... keeps one rs_multicast clique, 628.69 ms (the 3x3 grid's rounds share every download)" sh -c "
+check "by default (--kernel) one rs_multicast clique, 612.43 ms in 9 blocks" sh -c "
 	grep -q '^optimum    1 round: 9 rs_multicast\$' '$TMP/out' &&
-	grep -q '^time       628.69 ms per synchronization (pipelined, 8 chunks)' '$TMP/out'"
-check "... in 512 KiB blocks, recording bytes" python3 -c "
-import json; d = json.load(open('$TMP/bm.json')); assert d['chunk_bytes'] == 524288 and d['bytes'] == 4194304, d"
-check "... and says it used the block model" grep -q '^model      --block-model: rs_multicast members carry the blocks they own$' "$TMP/out"
-t "export of the --block-model 4 MiB schedule" 0 "$BIN" export "$TMP/bm.json" "$P" --no-multicast -o "$TMP/b.gsched"
-check "... warns that 8 blocks leave a member of 9 without one, naming --chunk 262144" \
-	grep -q 'make 8 blocks, so 1 member reduces nothing.*export with --chunk 262144 or smaller' "$TMP/err"
-t "optimize --block-model --json" 0 "$BIN" optimize "$P" --kernel --multicast none --size 4MiB \
-	--access-gbps 0.2 --block-model --json
+	grep -q '^time       612.43 ms per synchronization (pipelined, 9 chunks)' '$TMP/out'"
+check "... of 466048 bytes (4 MiB / 9 rounded up to 16: one each), recording bytes" python3 -c "
+import json; d = json.load(open('$TMP/b.json')); assert d['chunk_bytes'] == 466048 and d['bytes'] == 4194304, d"
+check "... and says it used the block model" grep -q '^model      block model: rs_multicast members carry the blocks they own$' "$TMP/out"
+t "optimize --no-block-model, the same case" 0 "$BIN" optimize "$P" --kernel --multicast none --size 4MiB \
+	--access-gbps 0.2 --no-block-model -o "$TMP/nb.json"
+check "... the old model: one rs_multicast clique in one 4 MiB chunk, 612.10 ms (M/9 each, whatever the blocks)" sh -c "
+	grep -q '^optimum    1 round: 9 rs_multicast\$' '$TMP/out' &&
+	grep -q '^time       612.10 ms per synchronization (pipelined, 1 chunks)' '$TMP/out' &&
+	python3 -c \"import json; assert json.load(open('$TMP/nb.json'))['chunk_bytes'] == 4194304\""
+check "... and says so" grep -q '^model      --no-block-model: rs_multicast members carry size/k each, whatever the blocks$' "$TMP/out"
+t "export of the --no-block-model 4 MiB schedule" 0 "$BIN" export "$TMP/nb.json" "$P" --no-multicast -o "$TMP/b.gsched"
+check "... warns: 1 block for 9 members, export with --chunk 262144" \
+	grep -q "^gsync-sched export: warning: rounds\[0\]\.cliques\[0\]: rs_multicast over 9 members, but 4194304 bytes in blocks of 4194304 make 1 block, .*--chunk 262144 or smaller\$" "$TMP/err"
+t "optimize --kernel --json" 0 "$BIN" optimize "$P" --kernel --multicast none --size 4MiB --access-gbps 0.2 --json
 check "... has params.block_model true" python3 -c "
 import json; assert json.load(open('$TMP/out'))['params']['block_model'] is True"
-t "optimize --json without it" 0 "$BIN" optimize "$P" --kernel --multicast none --size 4MiB --access-gbps 0.2 --json
+t "optimize --kernel --no-block-model --json" 0 "$BIN" optimize "$P" --kernel --multicast none --size 4MiB \
+	--access-gbps 0.2 --no-block-model --json
 check "... has no block_model key" python3 -c "
 import json; assert 'block_model' not in json.load(open('$TMP/out'))['params']"
-t "simulate the default's schedule" 0 "$BIN" simulate "$P" "$TMP/b.json" --kernel --multicast none --access-gbps 0.2 --json
+t "optimize --json without --kernel" 0 "$BIN" optimize "$S" --size 4MiB --json
+check "... has no block_model key (off without --kernel)" python3 -c "
+import json; assert 'block_model' not in json.load(open('$TMP/out'))['params']"
+msg "--block-model with --no-block-model is a usage error" \
+	"gsync-sched simulate: --block-model and --no-block-model: give one of them" \
+	"$BIN" simulate "$P" "$TMP/nb.json" --kernel --block-model --no-block-model
+t "simulate --no-block-model the old model's schedule" 0 "$BIN" simulate "$P" "$TMP/nb.json" --kernel --multicast none \
+	--access-gbps 0.2 --no-block-model --json
 cp "$TMP/out" "$TMP/sim0.json"
-t "simulate --block-model the same schedule" 0 "$BIN" simulate "$P" "$TMP/b.json" --kernel --multicast none \
-	--access-gbps 0.2 --block-model --json
-check "... charges one member the single 4 MiB block: slower than M/9 each" python3 -c "
+t "simulate --kernel the same schedule" 0 "$BIN" simulate "$P" "$TMP/nb.json" --kernel --multicast none \
+	--access-gbps 0.2 --json
+check "... charges one member the single 4 MiB block, as the kernel runs it: slower than M/9 each" python3 -c "
 import json; a = json.load(open('$TMP/sim0.json')); b = json.load(open('$TMP/out'))
 assert abs(a['predicted_time_s'] - 0.61210) < 5e-5 and b['predicted_time_s'] > a['predicted_time_s'] + 0.1, (a['predicted_time_s'], b['predicted_time_s'])"
-"$BIN" optimize "$P" --kernel --multicast none --size 4MiB --access-gbps 0.2 --chunk 4KiB --block-model \
+"$BIN" optimize "$P" --kernel --multicast none --size 4MiB --access-gbps 0.2 --chunk 4KiB \
 	-o "$TMP/b4k.json" >/dev/null 2>&1
-"$BIN" optimize "$P" --kernel --multicast none --size 4MiB --access-gbps 0.2 --chunk 4MiB --block-model \
+"$BIN" optimize "$P" --kernel --multicast none --size 4MiB --access-gbps 0.2 --chunk 4MiB \
 	-o "$TMP/b4m.json" >/dev/null 2>&1
-check "--block-model: the optimum does not depend on --chunk (4 KiB and 4 MiB give the same file)" \
+check "--kernel: the optimum does not depend on --chunk (4 KiB and 4 MiB give the same file)" \
 	cmp "$TMP/b4k.json" "$TMP/b4m.json"
 # the chunk search: four-line has no per-message overhead, so chunks tie;
-# by default --chunk is the incumbent and stays, under the block model every
-# chunk from 64 KiB is tried and the smallest wins the tie
+# without --kernel --chunk is the incumbent and stays, under the block model
+# every chunk from 4 KiB is tried and the smallest wins the tie
 t "optimize four-line --size 64MiB" 0 "$BIN" optimize "$TOP/four-line.json" --size 64MiB
 check "... keeps --chunk (4 MiB) on a tie" grep -q '^sync size  64 MiB, chunk 4 MiB,' "$TMP/out"
 t "optimize four-line --size 64MiB --block-model" 0 "$BIN" optimize "$TOP/four-line.json" --size 64MiB --block-model
-check "... takes the smallest chunk (64 KiB) on a tie" grep -q '^sync size  64 MiB, chunk 64 KiB,' "$TMP/out"
-# by default the shapes are searched once, at --chunk
+check "... takes the smallest chunk (4 KiB) on a tie" grep -q '^sync size  64 MiB, chunk 4 KiB,' "$TMP/out"
+# without --kernel the shapes are searched once, at --chunk
 t "optimize six-two-regions --size 4MiB" 0 "$BIN" optimize "$TOP/six-two-regions.json" --size 4MiB
 check "... searches the shapes once, as before the block model: 53.11 ms" sh -c "
 	grep -q '^optimum    2 rounds: 2x3 unicast | 3x2 unicast\$' '$TMP/out' &&
@@ -366,9 +371,11 @@ check "... searches the shapes once, as before the block model: 53.11 ms" sh -c 
 # ---- rounds that overlap share the resources they both use ----
 # A 3x3 grid of rs_multicast at 64 MiB on 50 Mbit/s access links: each
 # round moves 2 x 2/3 M into every island (14.32 s), and pipelined rounds
-# share that download, so the grid costs both (29.04 s), not one round's
-# (the model said 14.77 s and the optimizer exported the grid, which took
-# 82 s in the emulated WAN against 25.6 s for Gloo's ring).
+# share that download, so the grid costs both (29.05 s; 29.04 s with M/3
+# shares, --no-block-model), not one round's (the model said 14.77 s and
+# the optimizer exported the grid, which took 82 s in the emulated WAN
+# against 25.6 s for Gloo's ring).  In 512 blocks of 128 KiB the owners of
+# each clique of three hold 171, 171 and 170 blocks.
 cat > "$TMP/grid.json" <<'EOF'
 {"format": "gsync-schedule/1", "topology": "nine-city-private", "name": "3x3 grid",
  "bytes": 67108864, "chunk_bytes": 131072,
@@ -382,23 +389,37 @@ cat > "$TMP/grid.json" <<'EOF'
 EOF
 t "simulate a 3x3 rs_multicast grid, 64 MiB, 50 Mbit/s access" 0 "$BIN" simulate "$P" "$TMP/grid.json" \
 	--kernel --access-gbps 0.05 --json
-check "... costs both rounds on each download: 29.04 s, a chunk per 55.92 ms on an ingress" python3 -c "
+check "... costs both rounds on each download: 29.05 s, a chunk per 55.95 ms on an ingress" python3 -c "
 import json; d = json.load(open('$TMP/out')); r = d['result']
-assert abs(d['predicted_time_s'] - 29.0398) < 5e-4, d['predicted_time_s']
-assert abs(r['shared_stage_s'] - 0.05592) < 5e-5 and r['shared_bottleneck'].endswith(' ingress'), r"
+assert abs(d['predicted_time_s'] - 29.0538) < 5e-4, d['predicted_time_s']
+assert abs(r['shared_stage_s'] - 0.05595) < 5e-5 and r['shared_bottleneck'].endswith(' ingress'), r"
+t "simulate it --no-block-model" 0 "$BIN" simulate "$P" "$TMP/grid.json" --kernel --access-gbps 0.05 \
+	--no-block-model --json
+check "... M/3 shares: 29.04 s, a chunk per 55.92 ms" python3 -c "
+import json; d = json.load(open('$TMP/out')); r = d['result']
+assert abs(d['predicted_time_s'] - 29.0398) < 5e-4 and abs(r['shared_stage_s'] - 0.05592) < 5e-5, d"
 t "simulate the grid, text" 0 "$BIN" simulate "$P" "$TMP/grid.json" --kernel --access-gbps 0.05
-check "... has a line for every round's load together" grep -q '^all   -           -           55.92 ms    [A-Z]* ingress (every round.s load)$' "$TMP/out"
+check "... has a line for every round's load together" grep -q '^all   -           -           55.95 ms    [A-Z]* ingress (every round.s load)$' "$TMP/out"
 t "optimize nine-city, 64 MiB, 50 Mbit/s access, --kernel" 0 "$BIN" optimize "$P" --kernel --size 64MiB \
 	--access-gbps 0.05
 check "... one rs_multicast clique of nine, 19.40 s: a ring's bytes in two steps, not the grid" sh -c "
 	grep -q '^optimum    1 round: 9 rs_multicast\$' '$TMP/out' &&
 	grep -q '^time       19.403 s per synchronization' '$TMP/out'"
-t "sweep --block-model" 0 "$BIN" sweep "$P" --vary reach --values none --kernel --block-model
-check "... says so in its header" grep -q '^model      --block-model' "$TMP/out"
+t "sweep --kernel" 0 "$BIN" sweep "$P" --vary reach --values none --kernel
+check "... says it uses the block model in its header" grep -q '^model      block model' "$TMP/out"
+t "sweep --kernel --no-block-model" 0 "$BIN" sweep "$P" --vary reach --values none --kernel --no-block-model
+check "... says so in its header" grep -q '^model      --no-block-model' "$TMP/out"
 t "compare --block-model" 0 "$BIN" compare "$S" --block-model
-check "... says so in its header" grep -q '^model      --block-model' "$TMP/out"
+check "... says so in its header" grep -q '^model      block model' "$TMP/out"
+t "compare" 0 "$BIN" compare "$S"
+check "... without it, no model line (no --kernel)" sh -c "! grep -q '^model' '$TMP/out'"
 t "export --block-model is a usage error (export has no model choice)" 2 "$BIN" export "$TMP/b.json" "$P" --block-model
 t "validate --block-model is a usage error" 2 "$BIN" validate "$P" --block-model
+# ---- the user's path: optimize --kernel, export without flags, and the
+# blob runs as modelled: user_path.py (every shipped topology, six sizes) ----
+python3 "$HERE/user_path.py" "$BIN" "$TOP" "$n" >"$TMP/user.tap" || fail=1
+cat "$TMP/user.tap"
+n=$((n + $(grep -c '^\(not \)\{0,1\}ok ' "$TMP/user.tap")))
 t "optimize --apply --objective gossip is a usage error" 2 "$BIN" optimize "$S" --apply 42 --objective gossip
 t "optimize --ranks without --apply is a usage error" 2 "$BIN" optimize "$S" --ranks E1
 echo "1..$n"

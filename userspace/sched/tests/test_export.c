@@ -1,6 +1,7 @@
 /* test_export.c - schedules on topologies turned into kernel blobs
  * (export*.c): byte-exact blobs, rank mapping, relays, unicast results,
  * and every refusal with its JSON path; the optimizer's --kernel mode. */
+#include "blocks.h"
 #include "sched_export.h"
 #include "test.h"
 #include <jansson.h>
@@ -307,9 +308,11 @@ static void kernel_optimum(const gs_topo *nine, const gs_topo *pub)
 		gs_model_set_block_model(m, blocks);
 		int rc = gs_optimize_exact(m, ts[i % n], &cfg, &out);
 		int xrc = rc ? -9 : gs_export(&x, ts[i % n], &out.best, &o, &e);
-		ok(!rc && !xrc, "%s%s%s: the --kernel optimum exports and passes the kernel's rules %s",
+		/* and under the block model gives every rs_multicast member a block */
+		int few = !xrc && blocks ? gs_export_few_blocks(&x, p.M, NULL, 0) : 0;
+		ok(!rc && !xrc && !few, "%s%s%s: the --kernel optimum exports and passes the kernel's rules%s %s",
 		   ts[i % n]->name, ts[i % n] == &nomc ? " (no multicast)" : "", blocks ? ", block model" : "",
-		   xrc ? e.msg : "");
+		   blocks ? ", no member without a block" : "", xrc ? e.msg : "");
 		if (!rc) {
 			gs_export_free(&x);
 			gs_opt_out_free(&out);
@@ -321,6 +324,38 @@ static void kernel_optimum(const gs_topo *nine, const gs_topo *pub)
 		gs_topo_free(&six);
 	if (!l7)
 		gs_topo_free(&seven);
+}
+
+/* blocks.c: the blocks the chunk search tries, and the rule that every
+ * rs_multicast member owns one */
+static void opt_blocks(const gs_topo *nine)
+{
+	gs_params p = { 4194304, 524288, nine->overhead_us * 1e-6 };
+	gs_model *m = gs_model_new(nine, &p);
+	gs_sched s;
+	double c[GS_OPT_MAX_CHUNKS];
+	int n, asc = 1, has9 = 0, has18 = 0;
+	gs_model_set_kernel(m, 1);
+	ok(!gs_opt_idle_owner(m, 9), "idle owner: never without the block model");
+	gs_model_set_block_model(m, 1);
+	ok(gs_opt_idle_owner(m, 9) && !gs_opt_idle_owner(m, 8),
+	   "idle owner: 8 blocks of 512 KiB leave one of 9 members without a block, not one of 8");
+	gs_sched_init(&s, 1);
+	gs_sched_add_clique(&s, 0, 9)->pat = GS_PAT_RS_MULTICAST;
+	ok(gs_opt_idle_cliques(m, &s) == 1, "idle cliques: the rs_multicast clique of nine over 8 blocks");
+	s.r[0].c[0].pat = GS_PAT_UNICAST;
+	ok(gs_opt_idle_cliques(m, &s) == 0, "idle cliques: unicast is not sharded by block");
+	s.r[0].c[0].pat = GS_PAT_RS_MULTICAST;
+	n = gs_opt_chunk_candidates(m, &s, c);
+	for (int i = 0; i < n; i++) {
+		asc &= !i || c[i] > c[i - 1];
+		has9 |= c[i] == 466048;     /* ceil(4 MiB / 9) rounded up to 16 */
+		has18 |= c[i] == 233024;
+	}
+	ok(n > 10 && asc && c[0] == 4096 && c[n - 1] == 4194304 && has9 && has18,
+	   "chunk candidates, 4 MiB, a clique of nine: 4 KiB .. 4 MiB ascending, with 9 and 18 even blocks (%d)", n);
+	gs_sched_free(&s);
+	gs_model_free(m);
 }
 
 static void kernel_block(void)
@@ -408,7 +443,7 @@ static void few_blocks(const gs_topo *nine)
 /* --kernel optimum of T for SIZE bytes under the block model from each
  * starting chunk: 1 if all are the same schedule and time (*TIME, *CHUNK:
  * the first); *SANE: each chunk a kernel block of at least
- * GS_OPT_MIN_CHUNK, bytes recorded */
+ * GS_OPT_MIN_BLOCK, bytes recorded */
 static int same_from_any_chunk(const gs_topo *t, double size, double *time, double *chunk, int *sane)
 {
 	static const double start[] = { 4096, 16384, 65536, 1048576, 3000000, 4194304, 64.0 * 1048576 };
@@ -431,7 +466,7 @@ static int same_from_any_chunk(const gs_topo *t, double size, double *time, doub
 		json_t *j = gs_sched_to_json(t, &out.best);
 		char *str = json_dumps(j, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
 		json_decref(j);
-		*sane &= out.best.chunk_bytes >= GS_OPT_MIN_CHUNK && out.best.bytes == size &&
+		*sane &= out.best.chunk_bytes >= GS_OPT_MIN_BLOCK && out.best.bytes == size &&
 			 gs_kernel_block(out.best.chunk_bytes, size) == out.best.chunk_bytes;
 		if (!first) {
 			first = str;
@@ -452,7 +487,7 @@ static int same_from_any_chunk(const gs_topo *t, double size, double *time, doub
 	return same;
 }
 
-/* The optimizer's chunk under the block model: kernel blocks from 64 KiB
+/* The optimizer's chunk under the block model: kernel blocks from 4 KiB
  * up, searched whatever chunk the model started with. */
 static void chunk_independent(const gs_topo *nine)
 {
@@ -476,10 +511,10 @@ static void chunk_independent(const gs_topo *nine)
 	int same = same_from_any_chunk(&t, 4194304, &T, &ch, &sane);
 	ok(same, "block model: --kernel optimum for 4 MiB at 200 Mbit/s, no multicast: the same from any starting chunk (%.2f ms, chunk %.0f)",
 	   T * 1e3, ch);
-	ok(sane, "... its chunk is a kernel block of at least GS_OPT_MIN_CHUNK, and it records bytes 4194304");
-	/* one round of rs_multicast, as the default search finds
-	 * (block_model_default): no faster than its M/9 shares (612.10 ms),
-	 * and not the 3x3 grid's two rounds, which share every download */
+	ok(sane, "... its chunk is a kernel block of at least GS_OPT_MIN_BLOCK, and it records bytes 4194304");
+	/* one round of rs_multicast (block_model_default): no faster than
+	 * its M/9 shares (612.10 ms), and not the 3x3 grid's two rounds,
+	 * which share every download */
 	ok(T > 0.61205 && T < 0.64, "... and it costs 612 to 640 ms (got %.2f ms)", T * 1e3);
 	gs_topo_free(&t);
 	/* the shapes searched again at the chunk the search settled on; on
@@ -523,14 +558,18 @@ static double kernel_opt(const gs_topo *t, double size, int blocks, char *desc, 
 }
 
 /* tests/netns/t-schedule-wan.sh's case: nine-city-private, --kernel
- * without multicast, 4 MiB, access links at 200 Mbit/s.  By default the
- * optimizer keeps main's choice, one rs_multicast clique in one 4 MiB
- * block (612 ms in the model, ~2.8 s in the emulated WAN).  Under the
- * block model it picked a 2-round 3x3 unicast grid in 64 KiB blocks
- * (545 ms in the model, ~9 s in the emulated WAN) while the model let
- * overlapping rounds use the same download each at full rate; costing
- * both rounds' loads on it, the grid loses and the block model keeps the
- * clique, in 512 KiB blocks (628.69 ms). */
+ * without multicast, 4 MiB, access links at 200 Mbit/s.  Without the
+ * block model (--no-block-model) the optimizer keeps the old choice, one
+ * rs_multicast clique in one 4 MiB block (612 ms in the model, ~2.8 s in
+ * the emulated WAN exported with --chunk 65536), in which the kernel has
+ * one member reduce everything.  Under the block model (the CLI's default
+ * with --kernel) it once picked a 2-round 3x3 unicast grid in 64 KiB
+ * blocks (545 ms in the model, ~9 s in the emulated WAN) while the model
+ * let overlapping rounds use the same download each at full rate;
+ * costing both rounds' loads on it, the grid loses, and it then settled
+ * on 8 blocks of 512 KiB (628.69 ms), one member of nine idle.  Now it
+ * keeps the clique in 9 blocks of 466048 bytes, one per member: the M/9
+ * shares, and 8 more blocks' messages (612.43 ms). */
 static void block_model_default(const gs_topo *nine)
 {
 	gs_topo t;
@@ -545,10 +584,10 @@ static void block_model_default(const gs_topo *nine)
 	double T0 = kernel_opt(&t, 4194304, 0, d0, sizeof(d0), &c0);
 	double T1 = kernel_opt(&t, 4194304, 1, d1, sizeof(d1), &c1);
 	ok(!strcmp(d0, "1 round: 9 rs_multicast") && c0 == 4194304 && fabs(T0 - 0.61210) < 5e-5,
-	   "t-schedule-wan's case, default: one rs_multicast clique in one 4 MiB chunk, 612.10 ms, as before the block model (got %s, chunk %.0f, %.2f ms)",
+	   "t-schedule-wan's case, M/k model: one rs_multicast clique in one 4 MiB chunk, 612.10 ms, as before the block model (got %s, chunk %.0f, %.2f ms)",
 	   d0, c0, T0 * 1e3);
-	ok(!strcmp(d1, "1 round: 9 rs_multicast") && c1 == 524288 && fabs(T1 - 0.62869) < 5e-5,
-	   "t-schedule-wan's case, block model: one rs_multicast clique in 512 KiB blocks, 628.69 ms, not a grid (got %s, chunk %.0f, %.2f ms)",
+	ok(!strcmp(d1, "1 round: 9 rs_multicast") && c1 == 466048 && fabs(T1 - 0.61243) < 5e-5,
+	   "t-schedule-wan's case, block model: one rs_multicast clique in 9 blocks of 466048 bytes, one per member, 612.43 ms, not a grid (got %s, chunk %.0f, %.2f ms)",
 	   d1, c1, T1 * 1e3);
 	gs_topo_free(&t);
 }
@@ -556,6 +595,7 @@ static void block_model_default(const gs_topo *nine)
 void test_export(const gs_topo *nine, const gs_topo *pub)
 {
 	kernel_block();
+	opt_blocks(nine);
 	test_blob_rules();
 	grid(nine);
 	clique_groups(nine);
