@@ -111,7 +111,9 @@ static double search_struct(gs_ccache *cc, const gs_topo *t, const gs_struct *st
 			local_in_round(st, r, ch, at);
 			double v = gs_struct_eval(cc, st, at, NULL);
 			(*evals)++;
-			if (v < best) {
+			/* the first start even if infeasible: the climb
+			 * starts from best_at */
+			if (v < best || (!s && !r)) {
 				best = v;
 				memcpy(best_at, at, sizeof(int) * (size_t)N);
 			}

@@ -356,6 +356,30 @@ assert abs(a['predicted_time_s'] - 0.61210) < 5e-5 and b['predicted_time_s'] > a
 	-o "$TMP/b4m.json" >/dev/null 2>&1
 check "--kernel: the optimum does not depend on --chunk (4 KiB and 4 MiB give the same file)" \
 	cmp "$TMP/b4k.json" "$TMP/b4m.json"
+# no rs_multicast clique with fewer blocks than members: at 4 KiB (one
+# block) rs_multicast alone has no schedule; at 32 KiB (at most 8 blocks
+# of 4 KiB) not one clique of nine but a 3x3 grid, three blocks a clique
+t "optimize --kernel --patterns rs_multicast --size 4KiB: no schedule (exit 4)" 4 "$BIN" optimize "$P" --kernel \
+	--patterns rs_multicast --size 4KiB
+check "... saying so" grep -q "no feasible schedule" "$TMP/err"
+t "optimize --kernel --patterns rs_multicast --size 32KiB" 0 "$BIN" optimize "$P" --kernel --patterns rs_multicast \
+	--size 32KiB -o "$TMP/rs32.json"
+check "... a 3x3 rs_multicast grid in blocks of 10928 bytes (3 per clique of three)" sh -c "
+	grep -q '^optimum    2 rounds: 3x3 rs_multicast | 3x3 rs_multicast\$' '$TMP/out' &&
+	python3 -c \"import json; assert json.load(open('$TMP/rs32.json'))['chunk_bytes'] == 10928\""
+t "... exports" 0 "$BIN" export "$TMP/rs32.json" "$P" -o "$TMP/rs32.gsched"
+check "... without a warning" test ! -s "$TMP/err"
+t "optimize with a pattern no clique can run (multicast, no multicast) exits 4" 4 "$BIN" optimize "$Q" \
+	--patterns multicast
+# the chunk is chosen for every shape before the shapes are compared: on
+# this generated topology the 2x3 multicast grid wins at the searching
+# chunk (119.06 ms in 32 KiB blocks), one multicast clique in one 4 MiB
+# block is faster (118.34 ms)
+t "generate --islands 6 --seed 2" 0 "$BIN" generate --islands 6 --seed 2 -o "$TMP/g62.json"
+t "optimize it --kernel --size 4MiB" 0 "$BIN" optimize "$TMP/g62.json" --kernel --size 4MiB
+check "... one multicast clique in one 4 MiB block, 118.34 ms: each shape's chunk searched" sh -c "
+	grep -q '^optimum    1 round: 6 multicast\$' '$TMP/out' &&
+	grep -q '^time       118.34 ms per synchronization (pipelined, 1 chunks)' '$TMP/out'"
 # the chunk search: four-line has no per-message overhead, so chunks tie;
 # without --kernel --chunk is the incumbent and stays, under the block model
 # every chunk from 4 KiB is tried and the smallest wins the tie
