@@ -29,6 +29,8 @@ KDIR ?= $(shell tests/vm/build-kernel --if-built 2>/dev/null || echo /lib/module
 # sources against several kernels (test kernel, Debian 6.1 and 6.12 headers)
 # each kernel gets its own copy under build/modules/<hash of KDIR>/.
 MODDIR = build/modules/$(shell echo '$(abspath $(KDIR))' | sha256sum | cut -c1-12)
+# A User-Mode Linux kernel (the uml test profile) builds modules as ARCH=um.
+KARCH = $(if $(shell grep -sx CONFIG_UML=y $(KDIR)/.config),ARCH=um SUBARCH=x86_64)
 MODULE_SRCS := Kbuild $(shell find kmod uapi xrt_kernels/ref -name '*.[ch]' -o -name Kbuild)
 
 USERSPACE_DIRS := $(patsubst %/Makefile,%,$(wildcard userspace/*/Makefile xrt_kernels/Makefile))
@@ -47,7 +49,7 @@ modules: $(MODULE_SRCS)
 		--exclude='*' Kbuild kmod uapi $(MODDIR)/
 	@mkdir -p $(MODDIR)/xrt_kernels/ref
 	@rsync -a --delete --include='*.[ch]' --exclude='*' xrt_kernels/ref/ $(MODDIR)/xrt_kernels/ref/
-	$(MAKE) -C $(KDIR) M=$(abspath $(MODDIR)) W=1 modules
+	$(MAKE) -C $(KDIR) M=$(abspath $(MODDIR)) $(KARCH) W=1 modules
 	@echo "module: $(MODDIR)/kmod/gsync.ko"
 
 # Print where `make modules` puts gsync.ko for this KDIR (used by scripts).

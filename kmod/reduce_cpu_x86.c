@@ -5,13 +5,31 @@
  *
  * Context: process context (softirq would work too: the FPU is checked
  * with irq_fpu_usable()); preemption is disabled while a slice runs, for
- * at most GSYNC_REDUCE_SLICE_BYTES of memory traffic. No locks.
+ * at most GSYNC_REDUCE_SLICE_BYTES of memory traffic. No locks. Also the
+ * glue under ARCH=um on an x86-64 host, where kernel_fpu_begin() is empty:
+ * the profile's UML kernel is not preemptible (tasks switch only in calls,
+ * where the vector registers are not preserved anyway) and the host saves
+ * them around each signal UML takes as an interrupt.
  */
 #include <linux/types.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 
 #include "reduce_cpu.h"
+
+/*
+ * Whether the kernel saves the YMM registers, so AVX code may run. Under
+ * UML the host kernel does the saving, and UML takes its CPU flags from
+ * the host's /proc/cpuinfo, which lists AVX only where the host does.
+ */
+static bool gsync_reduce_x86_ymm_saved(void)
+{
+#ifdef CONFIG_UML
+	return true;
+#else
+	return cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
+#endif
+}
 
 bool gsync_reduce_x86_usable(enum gsync_reduce_impl impl)
 {
@@ -22,8 +40,7 @@ bool gsync_reduce_x86_usable(enum gsync_reduce_impl impl)
 		return boot_cpu_has(X86_FEATURE_AVX) &&
 		       boot_cpu_has(X86_FEATURE_AVX2) &&
 		       boot_cpu_has(X86_FEATURE_F16C) &&
-		       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM,
-					 NULL);
+		       gsync_reduce_x86_ymm_saved();
 	default:
 		return false;
 	}
