@@ -5,7 +5,9 @@
 #                  (default /var/cache/gsync; kept outside the repo so clean
 #                  clones and CI on the same machine reuse it)
 # VM_PROFILE       fast (default), debug (KASAN, lockdep, kmemleak, UBSAN)
-#                  or kcsan (the data-race detector)
+#                  or kcsan (the data-race detector): QEMU x86-64, 2 vCPUs;
+#                  uml: User-Mode Linux, one CPU, no emulation of
+#                  instructions, the host's root over hostfs (tests/vm/run)
 # KERNEL_TARBALL   kernel source tarball (default: Debian's linux-source-6.12)
 
 GSYNC_CACHE=${GSYNC_CACHE:-/var/cache/gsync}
@@ -18,15 +20,26 @@ vm_die() { echo "tests/vm: $*" >&2; exit 1; }
 
 vm_check_profile() {
 	case "$VM_PROFILE" in
-	fast|debug|kcsan) ;;
-	*) vm_die "unknown VM_PROFILE '$VM_PROFILE' (use fast, debug or kcsan)" ;;
+	fast|debug|kcsan|uml) ;;
+	*) vm_die "unknown VM_PROFILE '$VM_PROFILE' (use fast, debug, kcsan or uml)" ;;
 	esac
+}
+
+# The machine a profile runs on: qemu or uml.
+vm_machine() {
+	case "$VM_PROFILE" in uml) echo uml ;; *) echo qemu ;; esac
+}
+
+# make's architecture arguments for the profile's kernel.
+vm_arch_args() {
+	case "$(vm_machine)" in uml) echo ARCH=um SUBARCH=x86_64 ;; esac
 }
 
 # The fragments that make up a profile, in the order they are applied.
 vm_fragments() {
 	echo "$VM_DIR/config/base.config"
-	echo "$VM_DIR/config/$VM_PROFILE.config"
+	echo "$VM_DIR/config/$(vm_machine).config"
+	[ "$VM_PROFILE" = uml ] || echo "$VM_DIR/config/$VM_PROFILE.config"
 }
 
 # Build directory for the current profile: keyed by the source tarball's
@@ -42,4 +55,38 @@ vm_kbuild_dir() {
 
 vm_ksrc_dir() {
 	echo "$GSYNC_CACHE/src/$(basename "$KERNEL_TARBALL" .tar.xz)-$(stat -c %s "$KERNEL_TARBALL")"
+}
+
+# UML maps each guest page it touches into its host process, one mapping
+# each: raise vm.max_map_count while any UML run lasts, put back the value
+# found by the first when the last ends (a count of runs under a lock).
+VM_MAP_COUNT_MIN=1048576
+vm_map_count_raise() {
+	local st=$GSYNC_CACHE/uml-map-count n old
+	mkdir -p "$GSYNC_CACHE"
+	(
+		flock 9
+		n=0 old=
+		[ ! -f "$st" ] || read -r n old < "$st"
+		if [ "$n" = 0 ]; then
+			old=$(sysctl -n vm.max_map_count)
+			[ "$old" -ge "$VM_MAP_COUNT_MIN" ] ||
+				sysctl -qw vm.max_map_count="$VM_MAP_COUNT_MIN" ||
+				echo "tests/vm: cannot raise vm.max_map_count to $VM_MAP_COUNT_MIN (large operations may fail)" >&2
+		fi
+		echo "$(( n + 1 )) $old" > "$st"
+	) 9> "$st.lock"
+}
+vm_map_count_restore() {
+	local st=$GSYNC_CACHE/uml-map-count n old
+	(
+		flock 9
+		[ -f "$st" ] && read -r n old < "$st" || exit 0
+		if [ "$n" -le 1 ]; then
+			[ -z "$old" ] || sysctl -qw vm.max_map_count="$old"
+			rm -f "$st"
+		else
+			echo "$(( n - 1 )) $old" > "$st"
+		fi
+	) 9> "$st.lock"
 }
