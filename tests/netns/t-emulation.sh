@@ -3,6 +3,7 @@
 # the group, per-pair one-way delays of multicast copies follow shortest
 # paths over the topology's links, for IPv4 and IPv6, and access-rate caps
 # hold, a download's for all its sources together.
+# check-on: qemu (timing: the rate caps must be filled, which UML's Python senders cannot)
 . "$(dirname "$0")/lib.sh"
 topo=${EMULATION_TOPOLOGY:-tests/netns/data/triangle.json}
 gs_topology_up "$topo" --rate-mbit 20
@@ -98,10 +99,15 @@ for _ in $(seq 1200); do grep -q ready "$tmp/sink" 2>/dev/null && break; sleep 0
 gs_exec "${ids[0]}" python3 tests/netns/mcast_probe.py blast "$(gs_addr4 "${ids[1]}")" 47003 2
 wait
 rate=$(tail -n 1 "$tmp/sink")
+lo=8 lo_note=
+[ "${VM_PROFILE:-fast}" != uml ] || lo=0.5 lo_note=" (under UML only that data moved: >= 0.5)"
 # The cap must hold (<= 22); the lower bound only checks the emulation moves
-# data at all, since a busy host's TCG cannot always fill 20 Mbit/s.
-gs_ok "upload cap 20 Mbit/s holds: measured $rate Mbit/s" \
-	python3 -c "import sys; r = float(sys.argv[1]); sys.exit(not (8 <= r <= 22))" "$rate"
+# data at all, since a busy host's TCG cannot always fill 20 Mbit/s. Under
+# UML (one CPU, each of the Python sender's system calls a round trip
+# through the host's ptrace) the sender alone stays below it: there only
+# the cap is checked, and that data moved at all.
+gs_ok "upload cap 20 Mbit/s holds: measured $rate Mbit/s$lo_note" \
+	python3 -c "import sys; r = float(sys.argv[1]); sys.exit(not ($lo <= r <= 22))" "$rate"
 
 # Download cap: islands 0 and 2 both send flat out to island 1 (each
 # upload capped at 20 Mbit/s, so 40 offered), and island 1's download lets
@@ -113,8 +119,8 @@ if [ "${#ids[@]}" -ge 3 ]; then
 	gs_exec "${ids[2]}" python3 tests/netns/mcast_probe.py blast "$(gs_addr4 "${ids[1]}")" 47004 2
 	wait
 	rate=$(tail -n 1 "$tmp/sink2")
-	gs_ok "download cap 20 Mbit/s holds for two senders together: measured $rate Mbit/s" \
-		python3 -c "import sys; r = float(sys.argv[1]); sys.exit(not (8 <= r <= 22))" "$rate"
+	gs_ok "download cap 20 Mbit/s holds for two senders together: measured $rate Mbit/s$lo_note" \
+		python3 -c "import sys; r = float(sys.argv[1]); sys.exit(not ($lo <= r <= 22))" "$rate"
 fi
 rm -rf "$tmp"
 exit $GS_FAILED

@@ -4,6 +4,7 @@
 # killed mid-send failing its peers promptly with ECONNRESET, a process
 # restarted on the endpoint of its own lingering group, and group lifetimes
 # at close and at a JOIN that fails.
+# check-on: qemu (two submitters racing for one seq need two CPUs)
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 gs_islands_up 3

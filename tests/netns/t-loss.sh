@@ -3,6 +3,7 @@
 # results must still be exact and identical everywhere, and the counters must
 # show that repair actually happened. Without loss, on long links, nothing
 # is repaired.
+# check-on: qemu (timing: backoffs for loss are counted on the fast kernel)
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 gs_islands_up 4

@@ -15,6 +15,7 @@
 # Last, net.gsync.max_rate caps both kinds of rate.
 # On the debug and KCSAN kernels the guest's CPU, not the links, limits
 # the rate: the rate checks are skipped there, the results still checked.
+# check-on: qemu (timing: rate shares and convergence are judged on the fast kernel)
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 n=4

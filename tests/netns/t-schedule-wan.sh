@@ -13,6 +13,7 @@
 # without per-clique groups) floods to every island, so other islands'
 # download links carry it too: the model does not count that, so such a
 # grid is checked for exactness only (docs/transport.md, "Not done yet").
+# check-on: qemu (timing: schedule times against the model, on the fast kernel)
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 topo=topologies/nine-city-private.json
