@@ -5,7 +5,8 @@
 #   make check           every test stage; ends with "N passed, N failed"
 #   make demo            boot the VM with the nine-city islands
 #   make deps            install the Debian packages the build and tests need
-#   make bench           CPU reduction, offload path and WAN all-reduce benchmarks
+#   make bench           CPU reduction, offload path and WAN all-reduce benchmarks,
+#                        and the user's schedule against the model in UML time-travel
 #   make bench-base      WAN all-reduce of this tree next to BASE= (default 8b5cfc1)
 #   make soak            minutes of random traffic and disruptions, debug kernel
 #   make install         userspace, man pages, Wireshark dissector, Python module
@@ -92,6 +93,7 @@ bench:
 	@tests/bench/gsync-bench
 	@tests/bench/loss-bench
 	@tests/bench/python-sync
+	@VM_PROFILE=uml VM_TIME_TRAVEL=inf-cpu tests/bench/sched-bench
 
 # This tree's WAN all-reduce against an earlier commit's, in one VM boot.
 bench-base:
