@@ -159,14 +159,14 @@ int  gs_pat_feasible(const gs_model *m, const int *mem, int k, int pat, int agg)
  * GS_KERNEL_PATS.  Returns the previous setting. */
 int  gs_model_set_kernel(gs_model *m, int on);
 int  gs_model_kernel(const gs_model *m);
-/* The block model (gsync-sched --block-model; off by default until the
- * kernel runs multi-round schedules near the model, issue #10): each
+/* The block model (gsync-sched's default wherever it costs kernel
+ * schedules, --kernel and --apply; --no-block-model turns it off): each
  * rs_multicast member is charged the whole blocks it owns
  * (gs_owned_bytes; the block is the chunk, in kernel mode the kernel's
- * block), not M/k, and the optimizer searches chunks from
- * GS_OPT_MIN_CHUNK whatever the model's chunk (optimize.c).  Off: M/k
- * each, and the chunk search starts from the model's chunk.  Returns the
- * previous setting. */
+ * block), not M/k, and the optimizer searches the chunks of
+ * gs_opt_chunk_candidates() (sched/blocks.h) whatever the model's chunk.
+ * Off: M/k each, and the chunk search starts from the model's chunk.
+ * Returns the previous setting. */
 int  gs_model_set_block_model(gs_model *m, int on);
 int  gs_model_block_model(const gs_model *m);
 
